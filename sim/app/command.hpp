@@ -1,0 +1,31 @@
+#pragma once
+// The CLI's subcommands. Each lives in its own file (sim/app/cmd_<name>.cpp) and registers itself in
+// main.cpp's table with one line: `add_<name>_command(app)` returns the runner to call when the
+// subcommand was given. Runners return the process exit code; they throw ConfigError for bad input.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace plansim::app {
+
+using CommandRunner = std::function<int()>;
+
+struct Command {
+  CLI::App* sub = nullptr;
+  CommandRunner run;
+};
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;   // lint found problems / validate out of tolerance
+inline constexpr int kExitBadInput = 2;   // ConfigError: file:line:col on stderr
+inline constexpr int kExitOom = 3;        // run: the plan does not fit in memory
+inline constexpr int kExitInternal = 70;  // a plansim bug (InternalError)
+
+// Writes `text` to `path`, or to stdout when path is "-". Throws ConfigError if the file cannot be written.
+void write_output(const std::string& path, const std::string& text);
+
+// Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
+
+}  // namespace plansim::app

@@ -1,0 +1,98 @@
+#pragma once
+// An immutable cluster graph: nodes (GPUs, switches, NICs, CPUs) and directed links with a
+// bandwidth per direction and a latency. Built by TopologyBuilder (programmatically, or from YAML
+// by io/topology_yaml). route() answers shortest paths with a deterministic ECMP choice, cached.
+// No Boost type appears here; the graph lives in topology.cpp.
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/ids.hpp"
+#include "sim/core/units.hpp"
+#include "sim/topo/gpu_spec.hpp"
+
+namespace plansim {
+
+enum class NodeKind { gpu, nvswitch, pcie_switch, cpu, nic, leaf_switch, spine_switch, core_switch, other_switch };
+enum class LinkKind { nvlink, pcie, infiniband, ethernet, other };
+const char* to_string(NodeKind k);
+const char* to_string(LinkKind k);
+
+struct Node {
+  NodeId id;
+  NodeKind kind = NodeKind::other_switch;
+  std::string name;
+  int host = -1;          // server index for nodes inside a server; -1 for fabric switches
+  int local_index = -1;   // GPU/NIC index inside its server; -1 otherwise
+  bool nvls = false;      // an NVSwitch able to reduce in the switch (NVLink SHARP)
+};
+
+struct Link {
+  LinkId id;
+  NodeId src;
+  NodeId dst;
+  LinkKind kind = LinkKind::other;
+  Rate bandwidth;                   // per direction
+  Time latency;                     // one-way, paid once per route (cut-through) unless store_and_forward
+  bool store_and_forward = false;   // latency + serialisation paid at this hop
+};
+
+class Topology {
+ public:
+  Topology(Topology&&) noexcept;
+  Topology& operator=(Topology&&) noexcept;
+  ~Topology();
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const std::vector<Node>& nodes() const { return nodes_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return links_; }
+  [[nodiscard]] const Node& node(NodeId id) const { return nodes_[id.index()]; }
+  [[nodiscard]] const Link& link(LinkId id) const { return links_[id.index()]; }
+
+  [[nodiscard]] size_t num_gpus() const { return gpus_.size(); }
+  [[nodiscard]] NodeId gpu_node(GpuId g) const { return gpus_[g.index()]; }
+  [[nodiscard]] int num_hosts() const { return num_hosts_; }
+  [[nodiscard]] int host_of(GpuId g) const { return node(gpu_node(g)).host; }
+  [[nodiscard]] const GpuSpec& gpu_spec() const { return gpu_spec_; }  // one GPU model per cluster
+
+  // Shortest path (fewest hops) from a to b as directed link ids; empty when a == b. Among equal-cost
+  // next hops the choice is a deterministic hash of (a, b), spreading pairs like ECMP. Cached.
+  // Throws ConfigError-free InternalError if b is unreachable. Not thread-safe (one Topology per thread).
+  [[nodiscard]] std::span<const LinkId> route(NodeId a, NodeId b) const;
+  [[nodiscard]] std::span<const LinkId> route(GpuId a, GpuId b) const { return route(gpu_node(a), gpu_node(b)); }
+
+  // Links leaving a node, in id order.
+  [[nodiscard]] std::span<const LinkId> out_links(NodeId n) const;
+
+ private:
+  friend class TopologyBuilder;
+  Topology();
+  struct Impl;
+  std::string name_;
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::vector<NodeId> gpus_;
+  int num_hosts_ = 0;
+  GpuSpec gpu_spec_;
+  std::unique_ptr<Impl> impl_;
+};
+
+class TopologyBuilder {
+ public:
+  explicit TopologyBuilder(std::string name);
+  void set_gpu_spec(GpuSpec spec);
+  void set_num_hosts(int n);
+  NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1, bool nvls = false);
+  // Adds one directed link.
+  LinkId add_link(NodeId src, NodeId dst, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
+  // Adds both directions (same bandwidth each way); returns the forward id (reverse = forward + 1).
+  LinkId add_duplex(NodeId a, NodeId b, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
+  // GPUs are numbered in the order they were added.
+  Topology build() &&;
+
+ private:
+  Topology topo_;
+};
+
+}  // namespace plansim
