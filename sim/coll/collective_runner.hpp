@@ -1,0 +1,52 @@
+#pragma once
+// The one entry point through which anything (the `collective` command, the plan executor) runs a
+// collective on the simulated network. Implemented in coll/; algorithms live one per file behind
+// coll/algorithm.hpp and are chosen by name or by `auto` (NCCL-tuner-like fastest prediction).
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/ids.hpp"
+#include "sim/core/units.hpp"
+#include "sim/net/flow_network.hpp"
+
+namespace plansim {
+
+enum class CollOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv };
+const char* to_string(CollOp op);
+std::optional<CollOp> coll_op_from_string(const std::string& s);  // "all_reduce"/"allreduce"/"all-reduce"...
+// nccl-tests' bus-bandwidth factor for n ranks (all_reduce 2(n-1)/n, all_gather/reduce_scatter/all_to_all (n-1)/n, others 1).
+double busbw_factor(CollOp op, int n);
+
+struct CollectiveCall {
+  CollOp op = CollOp::all_reduce;
+  std::vector<GpuId> ranks;       // group members in rank order (for send_recv: {src, dst})
+  Bytes bytes;                    // nccl-tests convention: the full buffer size S (all_gather: the gathered output)
+  int root = 0;                   // broadcast/reduce/gather/scatter root, as an index into ranks
+  std::string algorithm = "auto"; // "auto" or an algorithm name from the registry
+};
+
+struct CollectiveResult {
+  std::string algorithm;  // what ran (the one `auto` chose)
+  std::string protocol;   // LL / LL128 / Simple
+  Time start;
+  Time end;
+};
+
+class CollectiveRunner {
+ public:
+  explicit CollectiveRunner(FlowNetwork& net);
+  ~CollectiveRunner();
+  CollectiveRunner(const CollectiveRunner&) = delete;
+  CollectiveRunner& operator=(const CollectiveRunner&) = delete;
+  // Starts `call` at the simulation's current time; on_done receives the result at completion.
+  // Concurrent collectives share links through the flow network.
+  void start(const CollectiveCall& call, std::function<void(const CollectiveResult&)> on_done);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace plansim
