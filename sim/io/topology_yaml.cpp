@@ -23,11 +23,12 @@ GpuSpec catalog_gpu(const YamlFile& file, const YAML::Node& n) {
   if (auto spec = find_gpu_model(name)) return *spec;
   const std::vector<std::string> names = gpu_model_names();
   std::string msg = fmt::format("unknown GPU model '{}'", name);
+  // Names containing what was typed (any case) first; else the closest by edit distance.
   std::vector<std::string> close;
-  if (auto s = did_you_mean(name, names)) close.push_back(*s);
   for (const auto& c : names)
-    if (lower(c).find(lower(name)) != std::string::npos && std::find(close.begin(), close.end(), c) == close.end())
-      close.push_back(c);
+    if (lower(c).find(lower(name)) != std::string::npos) close.push_back(c);
+  if (close.empty())
+    if (auto s = did_you_mean(name, names)) close.push_back(*s);
   if (!close.empty()) msg += fmt::format(" (did you mean '{}'?)", fmt::join(close, "' or '"));
   else msg += fmt::format(" (catalog: {}; or define it inline with model/peak/memory/memory_bandwidth)", fmt::join(names, ", "));
   file.fail(n, msg);
