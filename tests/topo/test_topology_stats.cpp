@@ -37,7 +37,7 @@ TEST_CASE("max flow: closed forms", "[topo][stats]") {
 }
 
 TEST_CASE("summary: bisection and oversubscription of a fat-tree", "[topo][stats]") {
-  ClusterSpec s = h100_fat_tree3(64);  // 512 GPUs, 16 leaves = 1 pod... plus a pod of 0: exactly one pod
+  ClusterSpec s = h100_fat_tree3(64);  // 512 GPUs on 16 leaves: exactly one pod
   TopologySummary sum = summarize(build_cluster(s));
   CHECK(sum.gpus == 512);
   // Non-blocking: half the GPUs can send at their full NIC rate.
@@ -62,7 +62,7 @@ TEST_CASE("summary: bisection and oversubscription of a fat-tree", "[topo][stats
   CHECK(sum.distances[1].hops == 6);
   CHECK(sum.distances[2].distance == "across spine");
   CHECK(sum.distances[2].hops == 8);
-  // 2 x 0.25 (NVLink? no: PCIe 2 x 0.5 each side) + 2 x 0.5 NIC cables... = 4 PCIe + 2 NIC + 2 fabric links
+  // 4 PCIe links (GPU-switch-NIC on each side), 2 NIC cables, 2 leaf-spine links.
   CHECK(sum.distances[2].latency == Time::ns(4 * 500 + 2 * 500 + 2 * 300));
 }
 
