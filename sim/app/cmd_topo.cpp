@@ -24,8 +24,8 @@ std::string us(Time t) { return fmt::format("{:.3f} us", t.micros()); }
 
 std::string text_report(const Topology& t, const TopologySummary& s) {
   std::string o;
-  o += fmt::format("topology {}: {} GPUs ({}), {} servers, {} NVLink/PCIe island(s) of {} GPUs\n", s.name, s.gpus,
-                   s.gpu_model, s.servers, s.islands, s.gpus_per_island);
+  o += fmt::format("topology {}: {} GPUs ({}), {} server{}, {} NVLink/PCIe island{} of {} GPUs\n", s.name, s.gpus,
+                   s.gpu_model, s.servers, s.servers == 1 ? "" : "s", s.islands, s.islands == 1 ? "" : "s", s.gpus_per_island);
   std::string counts;
   for (const auto& [k, c] : s.node_counts) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", c, k);
   o += fmt::format("graph: {} nodes ({}), {} directed links\n", s.nodes, counts, s.links);
