@@ -142,3 +142,26 @@ TEST_CASE("router: 100k random routes on a 16k-GPU 3-tier fat-tree", "[topo][ben
                        << " us/route, mean " << static_cast<double>(links) / 100000 << " links)");
   CHECK(route_s < 1.0);
 }
+
+TEST_CASE("router: switch and NIC endpoints, and the plain-BFS fallback for server-to-server cables", "[topo][route]") {
+  Topology t = build_cluster(h100_fat_tree3(80));
+  NodeId leaf0, spine40, nic;
+  for (const Node& n : t.nodes()) {
+    if (n.name == "leaf0") leaf0 = n.id;
+    if (n.name == "spine40") spine40 = n.id;
+    if (n.name == "n70.nic3") nic = n.id;
+  }
+  REQUIRE((leaf0.valid() && spine40.valid() && nic.valid()));
+  for (auto [a, b] : {std::pair{leaf0, spine40}, {spine40, leaf0}, {leaf0, t.gpu_node(GpuId(600))}, {nic, t.gpu_node(GpuId(1))},
+                      {t.gpu_node(GpuId(5)), nic}}) {
+    INFO(t.node(a).name << " -> " << t.node(b).name);
+    CHECK(static_cast<int>(t.route(a, b).size()) == bfs_hops(t, a, b));
+  }
+  // Two servers cabled NIC to NIC with no switch: islands joined directly, so routing falls back to BFS.
+  ClusterSpec s = h100_cluster(2);
+  s.extra_links.push_back(ExtraLink{"n0.nic0", "n1.nic0", {}, {}, LinkKind::ethernet, Gbps(100), Time::us(1), true});
+  Topology d = build_cluster(s);
+  CHECK(route_names(d, GpuId(0), GpuId(8)) ==
+        std::vector<std::string>{"n0.gpu0", "n0.pcie0", "n0.nic0", "n1.nic0", "n1.pcie0", "n1.gpu0"});
+  CHECK(static_cast<int>(d.route(GpuId(3), GpuId(12)).size()) == bfs_hops(d, d.gpu_node(GpuId(3)), d.gpu_node(GpuId(12))));
+}
