@@ -3,6 +3,9 @@
 // n = p + rem (p the largest power of two <= n), ranks 2i and 2i+1 for i < rem pair up first (2i folds
 // its data into 2i+1 and sits out), the p active ranks run the power-of-two algorithm, and 2i+1 hands
 // 2i its result at the end. Step-synchronous: lowered step by step (one phase per step).
+#include <algorithm>
+#include <tuple>
+
 #include "sim/coll/algorithm.hpp"
 
 namespace plansim {
@@ -87,6 +90,74 @@ class HalvingDoublingAlgorithm final : public CollectiveAlgorithm {
         }
     }
     return s;
+  }
+
+  // Same steps as expand() but counting chunks per pair with prefix sums, so a step costs O(p) (not
+  // O(p · chunks)): 4,096 ranks lower in milliseconds. Per-link bytes equal expand()'s (tested).
+  FlowPlan lower(const LoweringContext& ctx) const override {
+    const int n = ctx.n();
+    FlowPlan plan;
+    if (n <= 1) return plan;
+    const Layout L = layout(n);
+    const CollOp op = ctx.op;
+    const bool ar = op == CollOp::all_reduce;
+    const int C = ar ? L.p : n;
+    const Bytes chunk = ctx.bytes / C;
+    // prefix[v] = chunks represented by virtual ids < v
+    std::vector<int> prefix(static_cast<size_t>(L.p + 1), 0);
+    for (int v = 0; v < L.p; ++v)
+      prefix[static_cast<size_t>(v + 1)] = prefix[static_cast<size_t>(v)] + (ar ? 1 : (v < L.rem ? 2 : 1));
+    auto range = [&](int lo, int len) { return prefix[static_cast<size_t>(lo + len)] - prefix[static_cast<size_t>(lo)]; };
+    auto add_step = [&](const std::vector<std::tuple<int, int, int>>& xfers, bool reduce) {
+      PlannedPhase ph;
+      bool inter = false;
+      int most = 0;
+      for (const auto& [a, b, count] : xfers) {
+        if (count == 0) continue;
+        const GpuId ga = ctx.ranks[static_cast<size_t>(a)], gb = ctx.ranks[static_cast<size_t>(b)];
+        PlannedFlow f;
+        append_route(*ctx.topo, ga, gb, f.links);
+        f.bytes = chunk * count;
+        f.latency = route_latency(*ctx.topo, ga, gb);
+        inter = inter || ctx.topo->host_of(ga) != ctx.topo->host_of(gb);
+        most = std::max(most, count);
+        ph.flows.push_back(std::move(f));
+      }
+      if (reduce) ph.reduce_bytes_per_gpu = chunk * most;
+      (inter ? plan.steps_inter : plan.steps_intra) += 1;
+      plan.phases.push_back(std::move(ph));
+    };
+    std::vector<std::tuple<int, int, int>> x;
+    if (L.rem > 0) {
+      x.clear();
+      for (int i = 0; i < L.rem; ++i) x.emplace_back(2 * i, 2 * i + 1, op == CollOp::all_gather ? 1 : C);
+      add_step(x, op != CollOp::all_gather);
+    }
+    if (op != CollOp::all_gather)
+      for (int m = L.p / 2; m >= 1; m /= 2) {
+        x.clear();
+        const int high = ~(2 * m - 1);
+        for (int v = 0; v < L.p; ++v) {
+          const int w = v ^ m;
+          x.emplace_back(L.active[static_cast<size_t>(v)], L.active[static_cast<size_t>(w)], range((v & high) | (w & m), m));
+        }
+        add_step(x, true);
+      }
+    if (op != CollOp::reduce_scatter)
+      for (int m = 1; m < L.p; m *= 2) {
+        x.clear();
+        const int high = ~(m - 1);
+        for (int v = 0; v < L.p; ++v)
+          x.emplace_back(L.active[static_cast<size_t>(v)], L.active[static_cast<size_t>(v ^ m)], range(v & high, m));
+        add_step(x, false);
+      }
+    if (L.rem > 0) {
+      x.clear();
+      for (int i = 0; i < L.rem; ++i)
+        x.emplace_back(2 * i + 1, 2 * i, op == CollOp::reduce_scatter ? 1 : op == CollOp::all_gather ? C - 1 : C);
+      add_step(x, false);
+    }
+    return plan;
   }
 };
 
