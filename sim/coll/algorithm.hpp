@@ -44,6 +44,9 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual ChunkSchedule expand(CollOp op, const GroupShape& g) const = 0;
   // Timing plan; the default lowers expand() step by step (step-synchronous algorithms).
   [[nodiscard]] virtual FlowPlan lower(const LoweringContext& ctx) const;
+  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, chain, direct, send_recv);
+  // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
+  [[nodiscard]] virtual bool in_auto() const { return true; }
   // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
   [[nodiscard]] virtual bool shape_ok(const GroupShape& /*g*/) const { return true; }
 };
