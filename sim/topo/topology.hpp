@@ -98,6 +98,11 @@ class TopologyBuilder {
   void set_nic(NodeId gpu, NodeId nic);
   // Adds both directions (same bandwidth each way); returns the forward id (reverse = forward + 1).
   LinkId add_duplex(NodeId a, NodeId b, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
+  // What has been added so far (for builders that look nodes up by name).
+  [[nodiscard]] size_t num_nodes() const { return topo_.nodes_.size(); }
+  [[nodiscard]] const std::vector<Node>& nodes() const { return topo_.nodes_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return topo_.links_; }
+  [[nodiscard]] const std::vector<NodeId>& gpu_nodes() const { return topo_.gpus_; }
   // GPUs are numbered in the order they were added.
   Topology build() &&;
 
