@@ -48,7 +48,9 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
   for (GpuId g : ranks) {
     auto [it, fresh] = first.emplace(topo.host_of(g), g);
     if (fresh) continue;
-    for (LinkId l : topo.route(it->second, g))
+    std::vector<LinkId> r;
+    append_route(topo, it->second, g, r);
+    for (LinkId l : r)
       if (topo.link(l).kind == LinkKind::nvlink) return HwKind::nvlink;
     return HwKind::pci;
   }
