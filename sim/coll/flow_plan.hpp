@@ -19,6 +19,11 @@ struct PlannedFlow {
   Bytes bytes;                // payload moved by the flow (each listed link carries all of it)
   Time latency;               // route latency paid before the flow moves (hops × steps of the pipeline)
   bool in_switch = false;     // NVLS traffic (its efficiency is the NVLS one, not the link one)
+  // Pipelining: the flow is a pipeline of `pipeline_steps` stages, each moving `step_bytes` of data
+  // (before NCCL cuts it into chunks). The NCCL model charges the pipeline fill as (stages - 1) chunks
+  // of min(chunk, step_bytes) moved at the flow's rate (nccl_model.hpp). 1 = not pipelined.
+  int pipeline_steps = 1;
+  Bytes step_bytes;
 };
 
 struct PlannedPhase {

@@ -51,6 +51,11 @@ struct NcclModelParams {
   double other_efficiency = 1.0;
   double nvls_efficiency = 0.61;     // 275 / 450 GB/s algbw of NVLS all-reduce on 8 H100 (issue 212)
   int channels = 2;                  // flows per ring/hierarchical stage (same total bandwidth)
+  // Pipeline chunk per protocol: NCCL's Simple ring moves 2 MiB chunks per channel (buffSize 4 MiB /
+  // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
+  // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
+  PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  double extra_latency_us = 0.0;     // per call: host launch / benchmark timing overhead (calibration)
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
   static NcclModelParams ideal();
@@ -64,6 +69,8 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
 // Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+// Bytes the flow network moves for `f`: (payload + pipeline fill) / efficiency.
+Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 
 // Predicted time of `plan` alone on the network (no other traffic): latency + per phase the longest
 // of (max flow latency + the most loaded link's wire bytes / bandwidth) and the HBM reduction time.

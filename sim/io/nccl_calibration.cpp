@@ -57,6 +57,14 @@ NcclModelParams read(const YamlFile& f) {
     m.finish();
   }
   p.channels = top.positive_int_or("channels", p.channels);
+  if (YAML::Node e = top.get("pipeline_chunk")) {
+    MapReader m(f, e, "'pipeline_chunk'");
+    const char* names[] = {"LL", "LL128", "Simple"};
+    for (size_t i = 0; i < 3; ++i)
+      p.pipeline_chunk_bytes[i] = m.bytes_or(names[i], Bytes(p.pipeline_chunk_bytes[i])).value();
+    m.finish();
+  }
+  if (YAML::Node e = top.get("extra_latency")) p.extra_latency_us = top.time("extra_latency").micros();
   if (YAML::Node b = top.get("base_latency_us")) read_per_class(f, b, "'base_latency_us'", p.base_latency_us);
   if (YAML::Node h = top.get("hw_latency_us")) {
     MapReader m(f, h, "'hw_latency_us'");

@@ -7,6 +7,8 @@
 //   efficiency: {nvlink: 0.82, pcie: 0.8, network: 0.94, other: 1.0, nvls: 0.61}
 //   protocol_efficiency: {LL: 0.25, LL128: 0.92, Simple: 1.0}
 //   channels: 2
+//   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
+//   extra_latency: 10 us                 # per call (launch / benchmark timing overhead)
 //   base_latency_us: {ring: [LL, LL128, Simple], tree: [...], nvls: [...]}   # negative = protocol off
 //   hw_latency_us: {nvlink: {ring: [...], tree: [...], nvls: [...]}, pci: {...}, net: {...}}
 #include <filesystem>

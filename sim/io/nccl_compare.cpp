@@ -20,7 +20,7 @@ CompareTable read_table(const YamlFile& f, const YAML::Node& n) {
   t.algo = m.optional<std::string>("algo", "auto");
   t.proto = m.optional<std::string>("proto", "auto");
   if (m.has("calibration")) t.calibration = f.directory() / m.required<std::string>("calibration");
-  m.allow({"context", "notes", "doc_line", "source", "published_algo", "params_line"});
+  m.allow({"context", "notes", "doc_line", "source", "params_line"});
   YAML::Node cols = m.require("columns");
   if (!cols.IsSequence()) f.fail(cols, "'columns' must be a list of column names");
   std::vector<std::string> names;
