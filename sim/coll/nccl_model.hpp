@@ -5,8 +5,12 @@
 // FlowPlan, where every flow's bytes are inflated by 1 / efficiency:
 //   * latency = base[class][proto] + steps_intra · hw[intra kind][class][proto] + steps_inter · hw[net][class][proto]
 //     (NCCL src/graph/tuning.cc: baseLat, hwLat, "latencies += nsteps·lat"; a ring all-reduce has
-//     2(n-1) steps). This per-step latency is also how the pipeline fill of chunked large messages
-//     shows: each step of the pipeline costs one chunk's hop latency before the channel streams.
+//     2(n-1) steps), plus extra_latency_us per call (launch/benchmark overhead, calibration).
+//   * pipeline fill: NCCL cuts each channel's data into chunks that flow through the algorithm's
+//     stages (2(n-1) for a ring all-reduce); before the last stage streams, (stages - 1) chunks of
+//     min(chunk, bytes per stage) must cross, so each flow carries that much more at its own rate
+//     (PlannedFlow::pipeline_steps/step_bytes, pipeline_chunk_bytes per protocol). Small messages pay
+//     ~(stages-1)/stages of their size again; large ones a constant (stages-1)·chunk.
 //   * efficiency = protocol efficiency × link efficiency of the flow's bottleneck link kind
 //     (LL moves 8-byte lines holding 4 bytes of data and NCCL models ring LL at 1/4 of busBw; LL128
 //     120 of 128 bytes, modelled at 0.92 as tuning.cc does; Simple 1.0), and NCCL reaching ~80% of
