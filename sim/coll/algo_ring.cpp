@@ -77,6 +77,7 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
     plan.steps_inter = (twice ? 2 : 1) * (nodes - 1);
     plan.steps_intra = steps - plan.steps_inter;
+    plan.ring_plateau = twice && nodes > 1;
     return plan;
   }
 };

@@ -35,6 +35,7 @@ struct FlowPlan {
   std::vector<PlannedPhase> phases;
   int steps_intra = 0;  // algorithm steps inside a server (NCCL's per-step hardware latency)
   int steps_inter = 0;  // algorithm steps crossing servers
+  bool ring_plateau = false;  // a multi-server ring all-reduce (NCCL's "plateau effect", nccl_model.hpp)
 
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;

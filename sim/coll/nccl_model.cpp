@@ -36,6 +36,7 @@ NcclModelParams NcclModelParams::ideal() {
   m.channels = 1;
   m.pipeline_chunk_bytes = {0.0, 0.0, 0.0};
   m.extra_latency_us = 0.0;
+  m.ring_plateau_factor = 1.0;
   return m;
 }
 
@@ -62,9 +63,11 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra) {
   if (plan.phases.empty()) return Time::zero();
   const auto ci = static_cast<size_t>(c), pi = static_cast<size_t>(p);
-  const double us = m.extra_latency_us + std::max(0.0, m.base_latency_us[ci][pi]) +
-                    plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
-                    plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  double us = std::max(0.0, m.base_latency_us[ci][pi]) +
+              plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
+              plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
+  us += m.extra_latency_us;
   return Time::us(us);
 }
 

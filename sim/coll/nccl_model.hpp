@@ -59,6 +59,9 @@ struct NcclModelParams {
   // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
   // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
   PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  // tuning.cc ncclTopoGetAlgoTime: a multi-node Ring/Simple all-reduce has its latency x1.9
+  // ("Plateau effect of ring").
+  double ring_plateau_factor = 1.9;
   double extra_latency_us = 0.0;     // per call: host launch / benchmark timing overhead (calibration)
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
