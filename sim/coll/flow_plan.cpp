@@ -21,39 +21,8 @@ size_t FlowPlan::num_flows() const {
   return k;
 }
 
-namespace {
-// NCCL moves same-server traffic over NVLink when there is an NVLink path (P2P over NVLink before
-// PCIe). topology route() takes the fewest hops and may hash a same-length PCIe path, so a direct
-// NVLink cable or a path through one NVSwitch wins here; otherwise route() decides.
-size_t nvlink_route(const Topology& topo, GpuId a, GpuId b, LinkId out[2]) {
-  if (topo.host_of(a) != topo.host_of(b)) return 0;
-  const NodeId na = topo.gpu_node(a), nb = topo.gpu_node(b);
-  for (LinkId l : topo.out_links(na)) {
-    const Link& up = topo.link(l);
-    if (up.kind != LinkKind::nvlink) continue;
-    if (up.dst == nb) {
-      out[0] = l;
-      return 1;
-    }
-    if (topo.node(up.dst).kind != NodeKind::nvswitch) continue;
-    for (LinkId m : topo.out_links(up.dst))
-      if (topo.link(m).dst == nb && topo.link(m).kind == LinkKind::nvlink) {
-        out[0] = l;
-        out[1] = m;
-        return 2;
-      }
-  }
-  return 0;
-}
-}  // namespace
-
 void append_route(const Topology& topo, GpuId a, GpuId b, std::vector<LinkId>& out) {
   if (a == b) return;
-  LinkId nv[2];
-  if (const size_t k = nvlink_route(topo, a, b, nv)) {
-    out.insert(out.end(), nv, nv + k);
-    return;
-  }
   auto r = topo.route(a, b);
   out.insert(out.end(), r.begin(), r.end());
 }
@@ -61,11 +30,6 @@ void append_route(const Topology& topo, GpuId a, GpuId b, std::vector<LinkId>& o
 Time route_latency(const Topology& topo, GpuId a, GpuId b) {
   if (a == b) return Time::zero();
   Time t = Time::zero();
-  LinkId nv[2];
-  if (const size_t k = nvlink_route(topo, a, b, nv)) {
-    for (size_t i = 0; i < k; ++i) t += topo.link(nv[i]).latency;
-    return t;
-  }
   for (LinkId l : topo.route(a, b)) t += topo.link(l).latency;
   return t;
 }

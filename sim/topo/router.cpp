@@ -96,10 +96,12 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
 }
 
 
-bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const {
+bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
+                      bool nvlink_only) const {
   // Reverse BFS from b until a is labelled: every node one layer closer than a is labelled by then,
   // so the forward walk sees all equal-cost choices.
   auto allowed = [&](uint32_t u) { return filter == kAnywhere || island_[u] == filter; };
+  auto usable = [&](LinkId l) { return !nvlink_only || links_[l.index()].kind == LinkKind::nvlink; };
   queue_.assign(1, b.value);
   dist_[b.index()] = 0;
   touched_.push_back(b.value);
@@ -108,7 +110,7 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
     const uint32_t v = queue_[head];
     for (LinkId l : in_[v]) {
       const uint32_t u = links_[l.index()].src.value;
-      if (dist_[u] >= 0 || !allowed(u)) continue;
+      if (dist_[u] >= 0 || !allowed(u) || !usable(l)) continue;
       dist_[u] = dist_[v] + 1;
       touched_.push_back(u);
       queue_.push_back(u);
@@ -120,11 +122,11 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
     while (cur != b) {
       const int32_t want = dist_[cur.index()] - 1;
       size_t count = 0;
-      for (LinkId l : out_[cur.index()]) if (dist_[links_[l.index()].dst.index()] == want) ++count;
+      for (LinkId l : out_[cur.index()]) if (usable(l) && dist_[links_[l.index()].dst.index()] == want) ++count;
       PLANSIM_ASSERT(count > 0, "BFS labelling left a node without a next hop");
       size_t pick = ecmp(key, path.size(), count);
       for (LinkId l : out_[cur.index()]) {
-        if (dist_[links_[l.index()].dst.index()] != want) continue;
+        if (!usable(l) || dist_[links_[l.index()].dst.index()] != want) continue;
         if (pick-- == 0) {
           path.push_back(l);
           cur = links_[l.index()].dst;
@@ -297,6 +299,8 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
   std::vector<LinkId> path;
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
+    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return path;
+    path.clear();
     if (bfs_path(a, b, ia, key, path)) return path;
   } else if (hierarchical_) {
     auto port_of = [&](NodeId n, bool forward) {

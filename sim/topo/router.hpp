@@ -4,7 +4,8 @@
 // The graph splits into *islands* (servers, or multi-server NVLink domains: the connected components
 // of NVLink/PCIe links) and the *fabric* (switches joined by network links). A route between two nodes
 // of one island stays inside it (what NCCL does: peers of one server talk over NVLink/PCIe); its BFS
-// touches only that island. A route between islands is   source -> exit port   (the source GPU's
+// touches only that island, and takes an NVLink-only path when one exists (NCCL's P2P prefers NVLink
+// over PCIe even when a PCIe path has as few hops). A route between islands is   source -> exit port   (the source GPU's
 // affine NIC, else the nearest NIC),  port -> fabric -> port  (shortest over fabric switches only),
 // entry port -> destination. Fabric distances are BFS tables per *destination attachment* (the set of
 // switches that feed the destination port, e.g. its leaf), built lazily and shared by every port on the
@@ -37,8 +38,10 @@ class Router {
  private:
   using Filter = int;  // island to stay in, or kAnywhere
   static constexpr int kAnywhere = -2;
-  // Fewest-hop path a -> b through nodes whose island is `filter` (or anywhere), ECMP by `key`.
-  bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const;
+  // Fewest-hop path a -> b through nodes whose island is `filter` (or anywhere), ECMP by `key`;
+  // with nvlink_only, over NVLink links alone.
+  bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
+                bool nvlink_only = false) const;
   // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
   NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
   [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;

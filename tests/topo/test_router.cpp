@@ -170,3 +170,14 @@ TEST_CASE("router: switch and NIC endpoints, and the plain-BFS fallback for serv
         std::vector<std::string>{"n0.gpu0", "n0.pcie0", "n0.nic0", "n1.nic0", "n1.pcie0", "n1.gpu0"});
   CHECK(static_cast<int>(d.route(GpuId(3), GpuId(12)).size()) == bfs_hops(d, d.gpu_node(GpuId(3)), d.gpu_node(GpuId(12))));
 }
+
+TEST_CASE("router: GPUs of one server talk over NVLink even when a PCIe path has as few hops", "[topo][route]") {
+  // Every pair of GPUs in a DGX has two 2-hop paths: GPU -> NVSwitch -> GPU and, for GPUs sharing a
+  // PCIe switch, GPU -> PCIe switch -> GPU. NCCL uses NVLink; so must the route, for every pair.
+  Topology t = build_cluster(h100_cluster(1));
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      for (LinkId l : t.route(gpu(0, a), gpu(0, b))) CHECK(t.link(l).kind == LinkKind::nvlink);
+    }
+}
