@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nccl.h>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <thread>
@@ -133,10 +134,14 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
   }
 
   const bool leader = procs.rank() == 0;
+  // NCCL picks the algorithm unless NCCL_ALGO pins it; calibrate fits one curve per recorded algorithm.
+  const char* algo_env = std::getenv("NCCL_ALGO");
+  const std::string algorithm = algo_env != nullptr && *algo_env != '\0' ? algo_env : "auto";
   nlohmann::json doc = make_bench_document(
       "nccl", device_json(ranks.front().device),
       {{"op", op_name(opt.op)}, {"nranks", n}, {"processes", procs.size()}, {"gpus_per_process", world.local_count()},
-       {"iters", opt.iters}, {"warmup", opt.warmup}, {"time_aggregate", "mean over ranks"}});
+       {"iters", opt.iters}, {"warmup", opt.warmup}, {"time_aggregate", "mean over ranks"},
+       {"algorithm", algorithm}});
   if (leader) {
     std::cout << fmt::format("# plansim-hw bench nccl: {} over {} ranks ({} process(es) x {} GPU(s)), {} iterations "
                              "after {} warm-up\n",
