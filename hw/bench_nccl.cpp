@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct Rank {
   ncclComm_t comm = nullptr;
   std::unique_ptr<Stream> stream;
   DeviceBuffer send, recv;
-  Event start, stop;
+  std::unique_ptr<Event> start, stop;  // created on the rank's device, like the stream
 };
 
 // Enqueues one op. Out-of-place: send -> recv. In-place: the data already sits in `recv` at the
@@ -107,10 +108,10 @@ RankResult run_one(NcclOp op, Rank& r, int nranks, const OpCounts& c, bool in_pl
 
   for (int i = 0; i < opt.warmup; ++i) enqueue(op, r, nranks, c, in_place);
   r.stream->sync();  // the last warm-up collective also lines the ranks up for the timed loop
-  r.start.record(s);
+  r.start->record(s);
   for (int i = 0; i < opt.iters; ++i) enqueue(op, r, nranks, c, in_place);
-  r.stop.record(s);
-  out.seconds = elapsed_seconds(r.start, r.stop) / opt.iters;
+  r.stop->record(s);
+  out.seconds = elapsed_seconds(*r.start, *r.stop) / opt.iters;
   return out;
 }
 
@@ -129,6 +130,8 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
     r.comm = world.comm(i);
     PLANSIM_CUDA(cudaSetDevice(r.device));
     r.stream = std::make_unique<Stream>();
+    r.start = std::make_unique<Event>();
+    r.stop = std::make_unique<Event>();
     r.send = DeviceBuffer(opt.max_bytes);
     r.recv = DeviceBuffer(opt.max_bytes);
   }

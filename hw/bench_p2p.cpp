@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
