@@ -16,7 +16,7 @@ bool reduces(NcclOp op) {
 bool rooted(NcclOp op) { return op == NcclOp::kBroadcast || op == NcclOp::kReduce; }
 
 std::string placement_columns(const NcclTiming& t) {
-  return fmt::format("  {:7.2f}  {:6.2f}  {:6.2f}  {:5}", t.seconds * 1e6, t.bw.algbw / 1e9, t.bw.busbw / 1e9,
+  return fmt::format("  {:7.2f}  {:6.2f}  {:6.2f}  {:6}", t.seconds * 1e6, t.bw.algbw / 1e9, t.bw.busbw / 1e9,
                      t.wrong);
 }
 
@@ -56,13 +56,16 @@ nlohmann::json nccl_row(NcclOp op, std::size_t size_bytes, const OpCounts& count
 }
 
 std::string nccl_table_header() {
-  return fmt::format(
+  std::string h = fmt::format(
       "#{:>64}{:>34}\n"
       "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n"
       "#{:>11}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
       "out-of-place", "in-place", "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
       "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
       "(GB/s)", "(GB/s)", "");
+  // No trailing blanks (the units line ends in an empty column).
+  for (std::size_t at = h.find(" \n"); at != std::string::npos; at = h.find(" \n")) h.erase(at, 1);
+  return h;
 }
 
 std::string nccl_table_line(NcclOp op, std::size_t size_bytes, const OpCounts& counts, const NcclTiming& out_of_place,
@@ -73,7 +76,7 @@ std::string nccl_table_line(NcclOp op, std::size_t size_bytes, const OpCounts& c
   if (in_place != nullptr)
     line += placement_columns(*in_place);
   else
-    line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>5}", "N/A", "N/A", "N/A", "N/A");
+    line += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "N/A", "N/A", "N/A", "N/A");
   return line + '\n';
 }
 

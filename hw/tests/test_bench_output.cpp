@@ -35,8 +35,14 @@ TEST_CASE("the nccl table has nccl-tests' columns, in-place N/A for out-of-place
   t.bw = bandwidth(NcclOp::kAllReduce, 1024, t.seconds, 2);
   const std::string line = nccl_table_line(NcclOp::kAllReduce, 1024, c, t, &t);
   // size, count, type, redop, root, then time (us), algbw, busbw (GB/s), #wrong twice.
-  CHECK(line == "        1024           256     float     sum      -1    10.00    0.10    0.10      0"
-                "    10.00    0.10    0.10      0\n");
+  CHECK(line == "        1024           256     float     sum      -1    10.00    0.10    0.10       0"
+                "    10.00    0.10    0.10       0\n");
+  // The header's columns line up with the data: the first "#wrong" ends where the first count does.
+  CHECK(header.find(" \n") == std::string::npos);
+  const std::string names = header.substr(header.find("\n#       size") + 1);
+  const std::string out_of_place = "        1024           256     float     sum      -1    10.00    0.10    0.10       0";
+  CHECK(names.find("#wrong") + 6 == out_of_place.size());
+  CHECK(line.rfind(out_of_place, 0) == 0);
   const OpCounts a = op_counts(NcclOp::kAllToAll, 1024, 4, 2);
   const std::string a2a = nccl_table_line(NcclOp::kAllToAll, 1024, a, t, nullptr);
   CHECK(a2a.find("N/A") != std::string::npos);
