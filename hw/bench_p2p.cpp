@@ -21,7 +21,7 @@ int run_p2p_bench(const CopyBenchOptions& opt) {
   const std::vector<std::size_t> sizes = size_sweep(opt.min_bytes, opt.max_bytes, opt.factor);
   int count = 0;
   PLANSIM_CUDA(cudaGetDeviceCount(&count));
-  if (count < 2) throw std::runtime_error(fmt::format("plansim-hw: bench p2p needs at least 2 GPUs, {} visible", count));
+  if (count < 2) throw std::invalid_argument(fmt::format("bench p2p needs at least 2 GPUs, {} visible", count));
   const auto n = static_cast<std::size_t>(count);
   std::vector<DeviceBuffer> buffers;
   std::vector<std::unique_ptr<Stream>> streams;

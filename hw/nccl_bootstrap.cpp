@@ -70,7 +70,7 @@ NcclWorld::NcclWorld(const ProcessGroup& procs, int gpus_per_process) {
   }
   const int first_device = procs.local_rank() * g;
   if (first_device + g > visible)
-    throw std::runtime_error(fmt::format("plansim-hw: process {} (local index {}) needs GPUs {}..{} but {} are visible",
+    throw std::invalid_argument(fmt::format("process {} (local index {}) needs GPUs {}..{} but {} are visible",
                                          procs.rank(), procs.local_rank(), first_device, first_device + g - 1,
                                          visible));
   for (int i = 0; i < g; ++i) devices_.push_back(first_device + i);
