@@ -1,0 +1,322 @@
+#include "sim/topo/router.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "sim/core/assert.hpp"
+
+namespace plansim::detail {
+namespace {
+
+uint64_t mix(uint64_t x) {  // splitmix64 finaliser: a deterministic, well-spread hash
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The ECMP choice among `count` equal-cost options at hop `hop` of the route `key`.
+size_t ecmp(uint64_t key, size_t hop, size_t count) {
+  return static_cast<size_t>(mix(key ^ (uint64_t{hop} << 56) ^ (uint64_t{hop} << 24)) % count);
+}
+
+bool island_link(LinkKind k) { return k == LinkKind::nvlink || k == LinkKind::pcie; }
+
+size_t find_root(std::vector<size_t>& parent, size_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+}  // namespace
+
+Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out)
+    : nodes_(nodes), links_(links), out_(out) {
+  const size_t n = nodes.size();
+  in_.resize(n);
+  for (const Link& l : links) in_[l.dst.index()].push_back(l.id);
+  // Islands: components of NVLink/PCIe links that hold a server's node or a GPU, numbered by first node.
+  std::vector<size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), size_t{0});
+  for (const Link& l : links)
+    if (island_link(l.kind)) parent[find_root(parent, l.src.index())] = find_root(parent, l.dst.index());
+  std::vector<int> island_of_root(n, -1);
+  for (size_t v = 0; v < n; ++v) {
+    const size_t r = find_root(parent, v);
+    if (island_of_root[r] < 0 && (nodes[v].host >= 0 || nodes[v].kind == NodeKind::gpu))
+      island_of_root[r] = num_islands_++;
+  }
+  island_.resize(n);
+  fabric_index_.assign(n, -1);
+  int32_t fabric_count = 0;
+  for (size_t v = 0; v < n; ++v) {
+    island_[v] = island_of_root[find_root(parent, v)];
+    if (island_[v] < 0) fabric_index_[v] = fabric_count++;
+  }
+  is_port_.assign(n, 0);
+  for (const Link& l : links) {
+    const int is = island_[l.src.index()], id = island_[l.dst.index()];
+    if (is >= 0 && id < 0) is_port_[l.src.index()] = 1;
+    if (id >= 0 && is < 0) is_port_[l.dst.index()] = 1;
+    if (is >= 0 && id >= 0 && is != id) hierarchical_ = false;  // a cable between two servers: plain BFS
+  }
+  dist_.assign(n, -1);
+  table_of_.assign(n, nullptr);
+  to_nic_.resize(n);
+  from_nic_.resize(n);
+  // Fabric CSR.
+  const auto num_fabric = static_cast<size_t>(fabric_count);
+  fabric_node_.resize(num_fabric);
+  for (size_t v = 0; v < n; ++v)
+    if (fabric_index_[v] >= 0) fabric_node_[static_cast<size_t>(fabric_index_[v])] = static_cast<uint32_t>(v);
+  fab_out_start_.assign(num_fabric + 1, 0);
+  fab_in_start_.assign(num_fabric + 1, 0);
+  auto fi = [&](NodeId x) { return static_cast<size_t>(fabric_index_[x.index()]); };
+  for (const Link& l : links)
+    if (is_fabric(l.src) && is_fabric(l.dst)) {
+      ++fab_out_start_[fi(l.src) + 1];
+      ++fab_in_start_[fi(l.dst) + 1];
+    }
+  for (size_t f = 0; f < num_fabric; ++f) {
+    fab_out_start_[f + 1] += fab_out_start_[f];
+    fab_in_start_[f + 1] += fab_in_start_[f];
+  }
+  fab_out_.resize(fab_out_start_.back());
+  fab_in_.resize(fab_in_start_.back());
+  std::vector<uint32_t> out_fill(fab_out_start_.begin(), fab_out_start_.end() - 1);
+  std::vector<uint32_t> in_fill(fab_in_start_.begin(), fab_in_start_.end() - 1);
+  for (const Link& l : links)  // in link-id order, so walks see links in id order
+    if (is_fabric(l.src) && is_fabric(l.dst)) {
+      fab_out_[out_fill[fi(l.src)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.dst))};
+      fab_in_[in_fill[fi(l.dst)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.src))};
+    }
+}
+
+
+bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const {
+  // Reverse BFS from b until a is labelled: every node one layer closer than a is labelled by then,
+  // so the forward walk sees all equal-cost choices.
+  auto allowed = [&](uint32_t u) { return filter == kAnywhere || island_[u] == filter; };
+  queue_.assign(1, b.value);
+  dist_[b.index()] = 0;
+  touched_.push_back(b.value);
+  bool found = a == b;
+  for (size_t head = 0; head < queue_.size() && !found; ++head) {
+    const uint32_t v = queue_[head];
+    for (LinkId l : in_[v]) {
+      const uint32_t u = links_[l.index()].src.value;
+      if (dist_[u] >= 0 || !allowed(u)) continue;
+      dist_[u] = dist_[v] + 1;
+      touched_.push_back(u);
+      queue_.push_back(u);
+      if (u == a.value) found = true;
+    }
+  }
+  if (found) {
+    NodeId cur = a;
+    while (cur != b) {
+      const int32_t want = dist_[cur.index()] - 1;
+      size_t count = 0;
+      for (LinkId l : out_[cur.index()]) if (dist_[links_[l.index()].dst.index()] == want) ++count;
+      PLANSIM_ASSERT(count > 0, "BFS labelling left a node without a next hop");
+      size_t pick = ecmp(key, path.size(), count);
+      for (LinkId l : out_[cur.index()]) {
+        if (dist_[links_[l.index()].dst.index()] != want) continue;
+        if (pick-- == 0) {
+          path.push_back(l);
+          cur = links_[l.index()].dst;
+          break;
+        }
+      }
+    }
+  }
+  for (uint32_t t : touched_) dist_[t] = -1;
+  touched_.clear();
+  return found;
+}
+
+NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
+  if (is_port_[n.index()]) return n;
+  const int isl = island_[n.index()];
+  queue_.assign(1, n.value);
+  dist_[n.index()] = 0;
+  touched_.push_back(n.value);
+  int32_t best = std::numeric_limits<int32_t>::max();
+  std::vector<uint32_t> ports;
+  for (size_t head = 0; head < queue_.size(); ++head) {
+    const uint32_t v = queue_[head];
+    if (dist_[v] >= best) break;
+    const std::span<const LinkId> adj = forward ? std::span<const LinkId>(out_[v]) : std::span<const LinkId>(in_[v]);
+    for (LinkId l : adj) {
+      const uint32_t u = forward ? links_[l.index()].dst.value : links_[l.index()].src.value;
+      if (dist_[u] >= 0 || island_[u] != isl) continue;
+      dist_[u] = dist_[v] + 1;
+      touched_.push_back(u);
+      queue_.push_back(u);
+      if (is_port_[u] && dist_[u] <= best) {
+        best = dist_[u];
+        ports.push_back(u);
+      }
+    }
+  }
+  for (uint32_t t : touched_) dist_[t] = -1;
+  touched_.clear();
+  if (ports.empty()) return NodeId{};
+  return NodeId(ports[ecmp(key, 0xff, ports.size())]);
+}
+
+const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
+  if (const auto* known = table_of_[dest.index()]) return *known;
+  std::vector<uint32_t> seeds;
+  if (is_fabric(dest)) {
+    seeds.push_back(dest.value);
+  } else {
+    for (LinkId l : in_[dest.index()])
+      if (is_fabric(links_[l.index()].src)) seeds.push_back(links_[l.index()].src.value);
+    std::sort(seeds.begin(), seeds.end());
+    seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  }
+  auto it = tables_.find(seeds);
+  if (it != tables_.end()) {
+    table_of_[dest.index()] = &it->second;
+    return it->second;
+  }
+  // Multi-source reverse BFS over fabric nodes: table[fabric index] = hops to the nearest seed.
+  std::vector<int32_t> table(fabric_node_.size(), -1);
+  std::vector<uint32_t> queue;
+  for (uint32_t sd : seeds) {
+    const auto f = static_cast<uint32_t>(fabric_index_[sd]);
+    table[f] = 0;
+    queue.push_back(f);
+  }
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t f = queue[head];
+    for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
+      const uint32_t u = fab_in_[i].other;
+      if (table[u] >= 0) continue;
+      table[u] = table[f] + 1;
+      queue.push_back(u);
+    }
+  }
+  const auto& stored = tables_.emplace(std::move(seeds), std::move(table)).first->second;
+  table_of_[dest.index()] = &stored;
+  return stored;
+}
+
+bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const {
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  std::vector<LinkId>* slot = nullptr;  // a per-GPU slot for GPU <-> affine NIC segments
+  if (nodes_[a.index()].nic == b) slot = &to_nic_[a.index()];
+  else if (nodes_[b.index()].nic == a) slot = &from_nic_[b.index()];
+  if (slot && !slot->empty()) {
+    path.insert(path.end(), slot->begin(), slot->end());
+    return true;
+  }
+  auto it = slot ? segments_.end() : segments_.find(key);
+  if (it == segments_.end()) {
+    std::vector<LinkId> seg;
+    if (!bfs_path(a, b, isl, key, seg)) return false;
+    if (slot) {
+      *slot = std::move(seg);
+      path.insert(path.end(), slot->begin(), slot->end());
+      return true;
+    }
+    it = segments_.emplace(key, std::move(seg)).first;
+  }
+  path.insert(path.end(), it->second.begin(), it->second.end());
+  return true;
+}
+
+bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
+  const std::vector<int32_t>& table = fabric_table(pb);
+  size_t hop = hop0;
+  uint32_t cur;  // fabric index
+  if (!is_fabric(pa)) {
+    // Leave the island through the switch (of those pa is cabled to) nearest pb; ECMP among equals.
+    int32_t best = std::numeric_limits<int32_t>::max();
+    size_t count = 0;
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      if (f < 0 || table[static_cast<size_t>(f)] < 0) continue;
+      const int32_t d = table[static_cast<size_t>(f)];
+      if (d < best) {
+        best = d;
+        count = 0;
+      }
+      if (d == best) ++count;
+    }
+    if (count == 0) return false;
+    size_t pick = ecmp(key, hop++, count);
+    LinkId chosen;
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      if (f >= 0 && table[static_cast<size_t>(f)] == best && pick-- == 0) {
+        chosen = l;
+        break;
+      }
+    }
+    path.push_back(chosen);
+    cur = static_cast<uint32_t>(fabric_index_[links_[chosen.index()].dst.index()]);
+  } else {
+    cur = static_cast<uint32_t>(fabric_index_[pa.index()]);
+  }
+  for (;;) {
+    const int32_t d = table[cur];
+    if (d < 0) return false;
+    if (d == 0) {
+      const NodeId at(fabric_node_[cur]);
+      if (at == pb) return true;
+      size_t count = 0;  // the cable(s) from this switch into pb
+      for (LinkId l : out_[at.index()]) count += links_[l.index()].dst == pb ? 1u : 0u;
+      if (count == 0) return false;
+      size_t pick = ecmp(key, hop++, count);
+      for (LinkId l : out_[at.index()])
+        if (links_[l.index()].dst == pb && pick-- == 0) {
+          path.push_back(l);
+          return true;
+        }
+    }
+    size_t count = 0;
+    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i) count += table[fab_out_[i].other] == d - 1 ? 1u : 0u;
+    if (count == 0) return false;
+    size_t pick = ecmp(key, hop++, count);
+    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
+      if (table[fab_out_[i].other] == d - 1 && pick-- == 0) {
+        path.push_back(LinkId(fab_out_[i].link));
+        cur = fab_out_[i].other;
+        break;
+      }
+  }
+}
+
+std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  std::vector<LinkId> path;
+  const int ia = island_[a.index()], ib = island_[b.index()];
+  if (hierarchical_ && ia >= 0 && ia == ib) {
+    if (bfs_path(a, b, ia, key, path)) return path;
+  } else if (hierarchical_) {
+    auto port_of = [&](NodeId n, bool forward) {
+      const Node& nd = nodes_[n.index()];
+      if (nd.kind == NodeKind::gpu && nd.nic.valid() && is_port_[nd.nic.index()]) return nd.nic;  // affinity
+      return nearest_port(n, forward, key);
+    };
+    const NodeId pa = ia >= 0 ? port_of(a, true) : a;
+    const NodeId pb = ib >= 0 ? port_of(b, false) : b;
+    if (pa.valid() && pb.valid()) {
+      path.reserve(16);
+      bool ok = pa == a || island_segment(a, pa, ia, path);
+      ok = ok && fabric_path(pa, pb, key, static_cast<uint32_t>(path.size()), path);
+      ok = ok && (pb == b || island_segment(pb, b, ib, path));
+      if (ok) return path;
+    }
+    path.clear();
+  }
+  if (bfs_path(a, b, kAnywhere, key, path)) return path;
+  return std::nullopt;
+}
+
+}  // namespace plansim::detail
