@@ -151,3 +151,32 @@ TEST_CASE("real nccl-tests data (2 x 8 H200 all_reduce) gives a plausible fit", 
   const double predicted_1g = f.latency_s + 1073741824.0 * 1.875 / f.bus_bandwidth_Bps;
   CHECK(predicted_1g == Approx(7518.6e-6).epsilon(0.20));
 }
+
+TEST_CASE("p2p, hbm and peak-less gemm rows are read into their groups", "[calib]") {
+  Measurements m;
+  io::read_bench_text(R"({"bench": "p2p", "schema_version": 1, "device": {"name": "G"}, "config": {}, "rows": [
+    {"src": 0, "dst": 1, "peer_access": true, "size_bytes": 8, "time_s": 1e-05, "bandwidth_Bps": 8e5, "wrong": 0},
+    {"src": 0, "dst": 1, "peer_access": true, "size_bytes": 1e9, "time_s": 0.01001, "bandwidth_Bps": 1e11, "wrong": 0}]})",
+                      "p2p.json", m);
+  io::read_bench_text(R"({"bench": "gemm", "schema_version": 1, "rows": [
+    {"m": 1, "n": 1, "k": 1, "dtype": "fp8", "flops": 1e9, "time_s": 1.1e-05, "peak_flops": null},
+    {"m": 1, "n": 1, "k": 1, "dtype": "fp8", "flops": 1e12, "time_s": 1.01e-3, "peak_flops": null}]})",
+                      "gemm.json", m);
+  REQUIRE(m.collectives.size() == 2);
+  CHECK(m.collectives[0].op == "p2p_copy");
+  CHECK(m.collectives[0].algorithm == "0->1");
+  CHECK(m.collectives[0].busbw_factor == 1.0);
+  CHECK(m.device == "G");
+  const Profile p = calibrate(m);
+  REQUIRE(p.collectives.size() == 1);
+  // Two exact points: t = 10 us + S / (100 GB/s).
+  CHECK(p.collectives[0].latency_s == Approx(10e-6).epsilon(1e-3));
+  CHECK(p.collectives[0].bus_bandwidth_Bps == Approx(1e11).epsilon(1e-3));
+  REQUIRE(p.gemms.size() == 1);
+  CHECK(p.gemms[0].peak_flops == 0);
+  CHECK(p.gemms[0].max_rate_flops == Approx(1e15).epsilon(1e-3));
+  const std::string y = profile_yaml(p);
+  CHECK(y.find("    max_efficiency:") == std::string::npos);
+  CHECK(y.find("    peak:") == std::string::npos);
+  CHECK(y.find("max_rate: \"1000 TFLOP/s\"") != std::string::npos);
+}
