@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       // add_<name>_command(app), one per subcommand file
       add_topo_command(app),
       add_collective_command(app),
+      add_calibrate_command(app),
+      add_validate_command(app),
   };
 
   try {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Without a CUDA device every GPU command fails cleanly: one line naming cudaGetDeviceCount, exit 4
+# (selftest: 77). With a device this test has nothing to check and exits 77 (CTest: skipped).
+set -u
+hw=${1:?path to plansim-hw}
+"$hw" selftest >/dev/null 2>&1
+[ $? -eq 77 ] || { echo "a CUDA device is present: nothing to check"; exit 77; }
+fails=0
+for cmd in "bench nccl" "bench nccl --op all_to_all -b 1K -e 1M" "bench gemm" "bench hbm" "bench p2p"; do
+  # shellcheck disable=SC2086
+  err=$("$hw" $cmd 2>&1 >/dev/null); rc=$?
+  if [ $rc -ne 4 ] || ! grep -Eq '^plansim-hw: no CUDA device found \(cudaGetDeviceCount: .+\)$' <<<"$err"; then
+    echo "FAIL: plansim-hw $cmd: exit $rc, stderr: $err"; fails=$((fails + 1))
+  fi
+done
+# Bad arguments are reported before the device is touched: exit 2.
+for cmd in "bench nccl --op nope" "bench nccl -b 1X" "bench gemm --shapes 1x2" "bench gemm --dtype int4" "bench nccl -b 1M -e 1K"; do
+  # shellcheck disable=SC2086
+  "$hw" $cmd >/dev/null 2>&1; rc=$?
+  [ $rc -eq 2 ] || { echo "FAIL: plansim-hw $cmd: exit $rc (wanted 2)"; fails=$((fails + 1)); }
+done
+[ $fails -eq 0 ] && echo "no-device behaviour: ok"
+[ $fails -eq 0 ]

@@ -1,0 +1,15 @@
+#pragma once
+// Reads the timing part of a report JSON (from `plansim run` or `plansim-hw run`): top-level
+// iteration_time_s and `ops`: [{name, class, rank, duration_s}, ...]. Other keys of the report are
+// ignored (the report schema belongs to sim/report); errors are ConfigErrors at file:line:col.
+#include <filesystem>
+#include <string>
+
+#include "sim/calib/validate.hpp"
+
+namespace plansim::io {
+
+calib::ReportTimings read_report_timings(const std::filesystem::path& path);
+calib::ReportTimings read_report_timings_text(const std::string& text, const std::string& name);
+
+}  // namespace plansim::io
