@@ -38,20 +38,23 @@ struct FlowNetwork::Impl {
     uint32_t entry;  // index into the flow's entries
   };
   enum class State : uint8_t { free, waiting, active };
+  // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
   struct Flow {
     FlowId id;
     State state = State::free;
-    std::vector<Entry> entries;
+    bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
+    uint32_t stamp = 0;
+    uint32_t local = 0;   // index in the component being solved
     double bytes = 0;
     double remaining = 0;
     double rate = 0;
     double cap = kNoCap;
     Time last;
+    std::vector<Entry> entries;
+  };
+  struct Cold {
     std::function<void()> on_done;
     EventId activation;
-    uint32_t stamp = 0;
-    uint32_t local = 0;  // index in the component being solved
-    bool joined = false; // in its links' flow lists (moving bytes at a solved rate)
   };
 
   Impl(Simulation& s, const Topology& t);
@@ -76,7 +79,10 @@ struct FlowNetwork::Impl {
   std::vector<LinkStats> stats;
   std::vector<uint32_t> link_stamp;
   std::vector<uint32_t> link_local;
+  std::vector<uint32_t> dedupe_stamp, dedupe_pos;  // start(): multiset -> (link, multiplicity)
+  uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
+  std::vector<Cold> cold;                         // same slots
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   CompletionHeap heap;
@@ -90,7 +96,7 @@ struct FlowNetwork::Impl {
   size_t live = 0;
   bool check = false;
   // Scratch for component solves (reused).
-  std::vector<uint32_t> comp_flows, comp_links, queue, scratch_links;
+  std::vector<uint32_t> comp_flows, comp_links;
   std::vector<uint32_t> flow_begin, entry_link;
   std::vector<double> entry_mult, flow_cap, link_cap, rates;
   MaxMinSolver solver;
@@ -105,6 +111,8 @@ FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   stats.resize(n);
   link_stamp.assign(n, 0);
   link_local.assign(n, 0);
+  dedupe_stamp.assign(n, 0);
+  dedupe_pos.assign(n, 0);
 }
 
 FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
@@ -123,6 +131,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   } else {
     slot = static_cast<uint32_t>(flows.size());
     flows.emplace_back();
+    cold.emplace_back();
   }
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());
@@ -131,33 +140,34 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   f.bytes = f.remaining = bytes;
   f.rate = 0;
   f.cap = cap;
-  f.on_done = std::move(on_done);
-  // Collapse the multiset into (link, multiplicity), in link id order.
-  scratch_links.clear();
-  for (LinkId l : links) scratch_links.push_back(l.value);
-  std::sort(scratch_links.begin(), scratch_links.end());
+  cold[slot].on_done = std::move(on_done);
+  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
+  ++dedupe_epoch;
   f.entries.clear();
-  for (uint32_t l : scratch_links) {
-    if (!f.entries.empty() && f.entries.back().link == l) {
-      ++f.entries.back().mult;
+  for (LinkId id : links) {
+    const uint32_t l = id.value;
+    if (dedupe_stamp[l] == dedupe_epoch) {
+      ++f.entries[dedupe_pos[l]].mult;
     } else {
+      dedupe_stamp[l] = dedupe_epoch;
+      dedupe_pos[l] = static_cast<uint32_t>(f.entries.size());
       f.entries.push_back(Entry{l, 1, 0});
     }
   }
   ++started;
   ++live;
   if (latency == Time::zero()) {
-    f.activation = {};
+    cold[slot].activation = {};
     activate(slot);
   } else {
-    f.activation = sim.after(latency, [this, slot] { activate(slot); });
+    cold[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
   }
   return flows[slot].id;
 }
 
 void FlowNetwork::Impl::activate(uint32_t slot) {
   Flow& f = flows[slot];
-  f.activation = {};
+  cold[slot].activation = {};
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
@@ -316,7 +326,7 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
     lf.pop_back();
     if (lf.empty()) stats[en.link].busy += now - busy_since[en.link];
   }
-  if (f.on_done) sim.at(now, std::move(f.on_done));
+  if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
   if (f.joined) mark_dirty(f);
   release(slot);
 }
@@ -326,7 +336,7 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   id_to_slot[f.id.index()] = CompletionHeap::kNone;
   f.state = State::free;
   f.joined = false;
-  f.on_done = nullptr;
+  cold[slot].on_done = nullptr;
   --live;
   free_slots.push_back(slot);
 }
@@ -349,8 +359,9 @@ FlowNetwork::~FlowNetwork() {
   // Pending internal events capture this object: withdraw them (on_done events stay queued).
   if (impl_->resolve_event.valid()) sim_->cancel(impl_->resolve_event);
   if (impl_->completion_event.valid()) sim_->cancel(impl_->completion_event);
-  for (const Impl::Flow& f : impl_->flows)
-    if (f.state == Impl::State::waiting && f.activation.valid()) sim_->cancel(f.activation);
+  for (size_t i = 0; i < impl_->flows.size(); ++i)
+    if (impl_->flows[i].state == Impl::State::waiting && impl_->cold[i].activation.valid())
+      sim_->cancel(impl_->cold[i].activation);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,

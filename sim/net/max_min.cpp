@@ -16,11 +16,24 @@ void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std
     const double k = w * in.entry_mult[e];
     remaining_[l] = std::max(0.0, remaining_[l] - k * rate);
     weight_[l] -= k;
+    if (!touched_flag_[l]) {
+      touched_flag_[l] = 1;
+      touched_.push_back(l);
+    }
+  }
+}
+
+// Re-queues the links whose level changed in the last step, once each (a step may freeze many
+// flows over the same links; pushing per freeze would flood the heap with stale entries).
+void MaxMinSolver::requeue_touched() {
+  for (uint32_t l : touched_) {
+    touched_flag_[l] = 0;
     if (weight_[l] > 0.0) {
       heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
     }
   }
+  touched_.clear();
 }
 
 void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
@@ -35,6 +48,8 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
   remaining_.assign(in.link_capacity.begin(), in.link_capacity.end());
   weight_.assign(nl, 0.0);
   frozen_.assign(nf, 0);
+  touched_flag_.assign(nl, 0);
+  touched_.clear();
   caps_.clear();
   heap_.clear();
 
@@ -88,6 +103,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (have_cap && (!have_link || caps_[next_cap].first <= heap_.front().level)) {
       const auto [cap, f] = caps_[next_cap++];
       freeze(in, f, cap, rates);
+      requeue_touched();
       continue;
     }
     const HeapItem top = heap_.front();
@@ -98,6 +114,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
       const uint32_t f = link_flow_[i];
       if (!frozen_[f]) freeze(in, f, top.level, rates);
     }
+    requeue_touched();
   }
   for (uint32_t f = 0; f < nf; ++f)
     PLANSIM_ASSERT(frozen_[f], "max-min: a flow was left without a rate");
