@@ -9,6 +9,7 @@ namespace plansim {
 
 void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates) {
   frozen_[f] = 1;
+  --unfrozen_;
   rates[f] = rate;
   const double w = in.flow_weight.empty() ? 1.0 : in.flow_weight[f];
   for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) {
@@ -87,8 +88,10 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (weight_[l] > 0.0) heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
 
+  unfrozen_ = 0;
+  for (uint32_t f = 0; f < nf; ++f) unfrozen_ += frozen_[f] ? 0u : 1u;
   size_t next_cap = 0;
-  for (;;) {
+  while (unfrozen_ > 0) {  // stop as soon as every flow has its rate: the rest of the heap is stale
     // Drop stale heap entries: a link is current only while its stored level matches R/W.
     while (!heap_.empty()) {
       const HeapItem top = heap_.front();

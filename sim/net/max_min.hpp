@@ -56,6 +56,7 @@ class MaxMinSolver {
   std::vector<uint8_t> frozen_;
   std::vector<uint8_t> touched_flag_;
   std::vector<uint32_t> touched_;
+  size_t unfrozen_ = 0;
   std::vector<std::pair<double, uint32_t>> caps_;
   std::vector<HeapItem> heap_;            // min-heap (std::push_heap with greater<>)
 };
