@@ -26,6 +26,15 @@
 #include "sim/net/max_min.hpp"
 
 namespace plansim {
+namespace {
+uint64_t mix(uint64_t x) {  // splitmix64 finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
 
 struct FlowNetwork::Impl {
   struct Entry {  // one distinct link of a flow
@@ -50,6 +59,7 @@ struct FlowNetwork::Impl {
     double rate = 0;
     double cap = kNoCap;
     Time last;
+    uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
     std::vector<Entry> entries;
   };
   struct Cold {
@@ -64,6 +74,7 @@ struct FlowNetwork::Impl {
   void ensure_resolve();
   void resolve();
   void solve_component(uint32_t seed_link);
+  void group_flows();
   void set_finish(uint32_t slot);
   void on_completion();
   void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued
@@ -99,6 +110,8 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> comp_flows, comp_links;
   std::vector<uint32_t> flow_begin, entry_link;
   std::vector<double> entry_mult, flow_cap, link_cap, rates;
+  std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
+  std::vector<double> group_weight;
   MaxMinSolver solver;
 };
 
@@ -154,6 +167,8 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
       f.entries.push_back(Entry{l, 1, 0});
     }
   }
+  f.key = 0x9e3779b97f4a7c15ULL;
+  for (const Entry& en : f.entries) f.key = mix(f.key ^ ((uint64_t{en.link} << 32) | en.mult));
   ++started;
   ++live;
   if (latency == Time::zero()) {
@@ -251,12 +266,13 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
     f.rate = r;
     set_finish(comp_flows[0]);
   } else {
+    group_flows();
     flow_begin.assign(1, 0);
     entry_link.clear();
     entry_mult.clear();
     flow_cap.clear();
-    for (uint32_t s : comp_flows) {
-      const Flow& f = flows[s];
+    for (size_t g = 0; g < group_weight.size(); ++g) {
+      const Flow& f = flows[group_rep[g]];
       for (const Entry& en : f.entries) {
         entry_link.push_back(link_local[en.link]);
         entry_mult.push_back(en.mult);
@@ -266,14 +282,50 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
     }
     link_cap.clear();
     for (uint32_t l : comp_links) link_cap.push_back(capacity[l]);
-    rates.resize(comp_flows.size());
-    solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, {}}, rates);
+    rates.resize(group_weight.size());
+    solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates);
     for (size_t i = 0; i < comp_flows.size(); ++i) {
-      flows[comp_flows[i]].rate = rates[i];
+      flows[comp_flows[i]].rate = rates[flow_group[i]];
       set_finish(comp_flows[i]);
     }
   }
   if (check) check_links(comp_links);
+}
+
+// Folds flows with the same links (same multiplicities, listed in the same order) and the same cap
+// into one weighted solver entry: max-min gives them equal rates, so the solver sees each such
+// group once. Symmetric traffic (several channels of one ring, repeated transfers between the same
+// pair) shrinks to a few entries. Not merging two equal flows is still correct, only slower.
+void FlowNetwork::Impl::group_flows() {
+  size_t size = 16;
+  while (size < 2 * comp_flows.size()) size *= 2;
+  group_table.assign(size, CompletionHeap::kNone);
+  group_rep.clear();
+  group_weight.clear();
+  flow_group.resize(comp_flows.size());
+  for (size_t i = 0; i < comp_flows.size(); ++i) {
+    const Flow& f = flows[comp_flows[i]];
+    size_t h = f.key & (size - 1);
+    for (;;) {
+      const uint32_t g = group_table[h];
+      if (g == CompletionHeap::kNone) {
+        group_table[h] = static_cast<uint32_t>(group_rep.size());
+        flow_group[i] = static_cast<uint32_t>(group_rep.size());
+        group_rep.push_back(comp_flows[i]);
+        group_weight.push_back(1.0);
+        break;
+      }
+      const Flow& r = flows[group_rep[g]];
+      if (r.key == f.key && r.cap == f.cap && r.entries.size() == f.entries.size() &&
+          std::equal(r.entries.begin(), r.entries.end(), f.entries.begin(),
+                     [](const Entry& a, const Entry& b) { return a.link == b.link && a.mult == b.mult; })) {
+        flow_group[i] = g;
+        group_weight[g] += 1.0;
+        break;
+      }
+      h = (h + 1) & (size - 1);
+    }
+  }
 }
 
 void FlowNetwork::Impl::set_finish(uint32_t slot) {
