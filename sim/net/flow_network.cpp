@@ -22,8 +22,7 @@
 #include <cmath>
 
 #include "sim/core/assert.hpp"
-#include "sim/net/completion_heap.hpp"
-#include "sim/net/max_min.hpp"
+#include "sim/net/flow_network_impl.hpp"
 
 namespace plansim {
 namespace {
@@ -35,85 +34,6 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
   return x ^ (x >> 31);
 }
 }  // namespace
-
-struct FlowNetwork::Impl {
-  struct Entry {  // one distinct link of a flow
-    uint32_t link;
-    uint32_t mult;
-    uint32_t pos;  // index of this flow's reference in link_flows[link]
-  };
-  struct LinkRef {
-    uint32_t slot;
-    uint32_t entry;  // index into the flow's entries
-  };
-  enum class State : uint8_t { free, waiting, active };
-  // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
-  struct Flow {
-    FlowId id;
-    State state = State::free;
-    bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
-    uint32_t stamp = 0;
-    uint32_t local = 0;   // index in the component being solved
-    double bytes = 0;
-    double remaining = 0;
-    double rate = 0;
-    double cap = kNoCap;
-    Time last;
-    uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
-    std::vector<Entry> entries;
-  };
-  struct Cold {
-    std::function<void()> on_done;
-    EventId activation;
-  };
-
-  Impl(Simulation& s, const Topology& t);
-  FlowId start(std::span<const LinkId> links, double bytes, Time latency, std::function<void()> on_done, double cap);
-  void activate(uint32_t slot);
-  void mark_dirty(const Flow& f);
-  void ensure_resolve();
-  void resolve();
-  void solve_component(uint32_t seed_link);
-  void group_flows();
-  void set_finish(uint32_t slot);
-  void on_completion();
-  void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued
-  void release(uint32_t slot);
-  void reschedule_completion();
-  void check_links(std::span<const uint32_t> links) const;
-
-  Simulation& sim;
-  const Topology& topo;
-  std::vector<double> capacity;                   // per link, bytes/s
-  std::vector<std::vector<LinkRef>> link_flows;   // per link: active flows crossing it
-  std::vector<Time> busy_since;
-  std::vector<LinkStats> stats;
-  std::vector<uint32_t> link_stamp;
-  std::vector<uint32_t> link_local;
-  std::vector<uint32_t> dedupe_stamp, dedupe_pos;  // start(): multiset -> (link, multiplicity)
-  uint32_t dedupe_epoch = 0;
-  std::vector<Flow> flows;                        // slots, reused
-  std::vector<Cold> cold;                         // same slots
-  std::vector<uint32_t> free_slots;
-  std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
-  CompletionHeap heap;
-  std::vector<uint32_t> dirty;
-  EventId resolve_event;
-  EventId completion_event;
-  Time completion_time = Time::infinite();
-  uint32_t epoch = 0;
-  uint64_t started = 0;
-  uint64_t solves = 0;
-  size_t live = 0;
-  bool check = false;
-  // Scratch for component solves (reused).
-  std::vector<uint32_t> comp_flows, comp_links;
-  std::vector<uint32_t> flow_begin, entry_link;
-  std::vector<double> entry_mult, flow_cap, link_cap, rates;
-  std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
-  std::vector<double> group_weight;
-  MaxMinSolver solver;
-};
 
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
@@ -218,116 +138,6 @@ void FlowNetwork::Impl::ensure_resolve() {
   if (!resolve_event.valid() && !dirty.empty()) resolve_event = sim.at(sim.now(), [this] { resolve(); });
 }
 
-void FlowNetwork::Impl::resolve() {
-  resolve_event = {};
-  ++epoch;
-  for (size_t i = 0; i < dirty.size(); ++i) {
-    const uint32_t l = dirty[i];
-    if (link_stamp[l] != epoch && !link_flows[l].empty()) solve_component(l);
-  }
-  dirty.clear();
-  reschedule_completion();
-}
-
-// Breadth-first search from `seed_link` over links and the flows crossing them, then one max-min
-// solve of that component. Flows outside it keep their rates.
-void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
-  comp_flows.clear();
-  comp_links.clear();
-  link_stamp[seed_link] = epoch;
-  link_local[seed_link] = 0;
-  comp_links.push_back(seed_link);
-  for (size_t q = 0; q < comp_links.size(); ++q) {
-    for (const LinkRef& r : link_flows[comp_links[q]]) {
-      Flow& f = flows[r.slot];
-      if (f.stamp == epoch) continue;
-      f.stamp = epoch;
-      f.local = static_cast<uint32_t>(comp_flows.size());
-      comp_flows.push_back(r.slot);
-      for (const Entry& en : f.entries) {
-        if (link_stamp[en.link] == epoch) continue;
-        link_stamp[en.link] = epoch;
-        link_local[en.link] = static_cast<uint32_t>(comp_links.size());
-        comp_links.push_back(en.link);
-      }
-    }
-  }
-  ++solves;
-  const Time now = sim.now();
-  for (uint32_t s : comp_flows) {  // advance to now at the old rates
-    Flow& f = flows[s];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last).seconds());
-    f.last = now;
-  }
-  if (comp_flows.size() == 1) {  // closed form: the tightest of its links and its cap
-    Flow& f = flows[comp_flows[0]];
-    double r = f.cap;
-    for (const Entry& en : f.entries) r = std::min(r, capacity[en.link] / en.mult);
-    f.rate = r;
-    set_finish(comp_flows[0]);
-  } else {
-    group_flows();
-    flow_begin.assign(1, 0);
-    entry_link.clear();
-    entry_mult.clear();
-    flow_cap.clear();
-    for (size_t g = 0; g < group_weight.size(); ++g) {
-      const Flow& f = flows[group_rep[g]];
-      for (const Entry& en : f.entries) {
-        entry_link.push_back(link_local[en.link]);
-        entry_mult.push_back(en.mult);
-      }
-      flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
-      flow_cap.push_back(f.cap);
-    }
-    link_cap.clear();
-    for (uint32_t l : comp_links) link_cap.push_back(capacity[l]);
-    rates.resize(group_weight.size());
-    solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates);
-    for (size_t i = 0; i < comp_flows.size(); ++i) {
-      flows[comp_flows[i]].rate = rates[flow_group[i]];
-      set_finish(comp_flows[i]);
-    }
-  }
-  if (check) check_links(comp_links);
-}
-
-// Folds flows with the same links (same multiplicities, listed in the same order) and the same cap
-// into one weighted solver entry: max-min gives them equal rates, so the solver sees each such
-// group once. Symmetric traffic (several channels of one ring, repeated transfers between the same
-// pair) shrinks to a few entries. Not merging two equal flows is still correct, only slower.
-void FlowNetwork::Impl::group_flows() {
-  size_t size = 16;
-  while (size < 2 * comp_flows.size()) size *= 2;
-  group_table.assign(size, CompletionHeap::kNone);
-  group_rep.clear();
-  group_weight.clear();
-  flow_group.resize(comp_flows.size());
-  for (size_t i = 0; i < comp_flows.size(); ++i) {
-    const Flow& f = flows[comp_flows[i]];
-    size_t h = f.key & (size - 1);
-    for (;;) {
-      const uint32_t g = group_table[h];
-      if (g == CompletionHeap::kNone) {
-        group_table[h] = static_cast<uint32_t>(group_rep.size());
-        flow_group[i] = static_cast<uint32_t>(group_rep.size());
-        group_rep.push_back(comp_flows[i]);
-        group_weight.push_back(1.0);
-        break;
-      }
-      const Flow& r = flows[group_rep[g]];
-      if (r.key == f.key && r.cap == f.cap && r.entries.size() == f.entries.size() &&
-          std::equal(r.entries.begin(), r.entries.end(), f.entries.begin(),
-                     [](const Entry& a, const Entry& b) { return a.link == b.link && a.mult == b.mult; })) {
-        flow_group[i] = g;
-        group_weight[g] += 1.0;
-        break;
-      }
-      h = (h + 1) & (size - 1);
-    }
-  }
-}
-
 void FlowNetwork::Impl::set_finish(uint32_t slot) {
   const Flow& f = flows[slot];
   PLANSIM_ASSERT(f.rate > 0.0, "flow without bandwidth would never finish");
@@ -391,15 +201,6 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   cold[slot].on_done = nullptr;
   --live;
   free_slots.push_back(slot);
-}
-
-void FlowNetwork::Impl::check_links(std::span<const uint32_t> links) const {
-  for (uint32_t l : links) {
-    double load = 0;
-    for (const LinkRef& r : link_flows[l]) load += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
-    PLANSIM_ASSERT(load <= capacity[l] * (1 + 1e-9),
-                   fmt::format("link {} carries {} B/s over its {} B/s", l, load, capacity[l]));
-  }
 }
 
 // ---- FlowNetwork ----
