@@ -50,6 +50,7 @@ struct FlowNetwork::Impl {
   void resolve();
   void solve_component(uint32_t seed_link);
   void group_flows();
+  void set_rate(uint32_t slot, double rate);
   void set_finish(uint32_t slot);
   void on_completion();
   void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued

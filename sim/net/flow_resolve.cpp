@@ -45,18 +45,11 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
     }
   }
   ++solves;
-  const Time now = sim.now();
-  for (uint32_t s : comp_flows) {  // advance to now at the old rates
-    Flow& f = flows[s];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last).seconds());
-    f.last = now;
-  }
   if (comp_flows.size() == 1) {  // closed form: the tightest of its links and its cap
-    Flow& f = flows[comp_flows[0]];
+    const Flow& f = flows[comp_flows[0]];
     double r = f.cap;
     for (const Entry& en : f.entries) r = std::min(r, capacity[en.link] / en.mult);
-    f.rate = r;
-    set_finish(comp_flows[0]);
+    set_rate(comp_flows[0], r);
   } else {
     group_flows();
     flow_begin.assign(1, 0);
@@ -76,12 +69,21 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
     for (uint32_t l : comp_links) link_cap.push_back(capacity[l]);
     rates.resize(group_weight.size());
     solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates);
-    for (size_t i = 0; i < comp_flows.size(); ++i) {
-      flows[comp_flows[i]].rate = rates[flow_group[i]];
-      set_finish(comp_flows[i]);
-    }
+    for (size_t i = 0; i < comp_flows.size(); ++i) set_rate(comp_flows[i], rates[flow_group[i]]);
   }
   if (check) check_links(comp_links);
+}
+
+// A flow whose rate did not change keeps its lazy state and its finish time untouched; otherwise it
+// is advanced to now at the old rate and its finish time is recomputed at the new one.
+void FlowNetwork::Impl::set_rate(uint32_t slot, double rate) {
+  Flow& f = flows[slot];
+  if (rate == f.rate) return;
+  const Time now = sim.now();
+  f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last).seconds());
+  f.last = now;
+  f.rate = rate;
+  set_finish(slot);
 }
 
 // Folds flows with the same links (same multiplicities, listed in the same order) and the same cap
