@@ -142,7 +142,7 @@ void FlowNetwork::Impl::set_finish(uint32_t slot) {
   const Flow& f = flows[slot];
   PLANSIM_ASSERT(f.rate > 0.0, "flow without bandwidth would never finish");
   const double dt = f.remaining / f.rate;
-  PLANSIM_ASSERT(dt < 1e7, fmt::format("flow would take {} s", dt));
+  PLANSIM_ASSERT(dt < 1e6, fmt::format("flow would take {} s (more than 11 simulated days)", dt));
   heap.set(slot, (f.last + Time::from_seconds(dt)).picoseconds(), f.id.value);
 }
 

@@ -235,3 +235,28 @@ TEST_CASE("flow network: bad flows are internal errors", "[net][flow]") {
   CHECK_THROWS_AS(net.start(route, GB(1), Time::zero(), [] {}, Rate(0)), InternalError);
   CHECK_THROWS_AS(net.start(std::vector<LinkId>{LinkId(99)}, GB(1), Time::zero(), [] {}), InternalError);
 }
+
+TEST_CASE("flow network: identical flows share equally and still finish one by one", "[net][flow]") {
+  // Three flows over the same link (12 GB/s) with 1, 2 and 3 GB (solved as one weighted entry):
+  // 4 GB/s each until the 1 GB flow lands at 0.25 s. Then 1 GB and 2 GB are left, at 6 GB/s each:
+  // the first lands at 0.25 + 1/6 s with 1 GB left on the last, which runs alone at 12 GB/s and
+  // lands at 0.25 + 1/6 + 1/12 = 0.5 s (= 6 GB / 12 GB/s: the link never idles).
+  Topology topo = pair_topology(GBps(12), Time::zero());
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  net.set_check_invariants(true);
+  auto route = topo.route(GpuId(0), GpuId(1));
+  Time done[3];
+  FlowId f[3];
+  for (int i = 0; i < 3; ++i)
+    f[i] = net.start(route, GB(i + 1), Time::zero(), [&, i] { done[i] = sim.now(); });
+  sim.run_until(Time::ms(1));
+  for (FlowId id : f) CHECK(net.flow_rate(id).value() == Approx(4e9));
+  sim.run_until(Time::ms(300));
+  CHECK(net.flow_rate(f[1]).value() == Approx(6e9));
+  CHECK(net.flow_rate(f[2]).value() == Approx(6e9));
+  sim.run();
+  CHECK(near(done[0], Time::ms(250)));
+  CHECK(near(done[1], Time::from_seconds(0.25 + 1.0 / 6)));
+  CHECK(near(done[2], Time::ms(500)));
+}
