@@ -25,12 +25,14 @@ struct RunStats {
 };
 
 // Runs `body` (which builds and runs one simulation, filling flows/events/solves) five times.
-void bench(const char* name, const std::function<RunStats()>& body) {
+// Checks that every run started `expect_flows` flows and left none behind.
+void bench(const char* name, uint64_t expect_flows, const std::function<RunStats()>& body) {
   std::vector<RunStats> runs;
   for (int i = 0; i < 5; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     RunStats s = body();
+    CHECK(s.flows == expect_flows);
     s.cpu_s = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     runs.push_back(s);
@@ -43,10 +45,10 @@ void bench(const char* name, const std::function<RunStats()>& body) {
   std::vector<double> cpu;
   for (const RunStats& r : runs) cpu.push_back(r.cpu_s);
   std::sort(cpu.begin(), cpu.end());
-  fmt::print("{:<42} median wall {:8.1f} ms cpu {:8.1f} ms {:7} flows {:7.2f} M flows/s {:7.2f} M events/s {:7} solves "
-             "maxrss {} MB\n",
-             name, m.wall_s * 1e3, cpu[cpu.size() / 2] * 1e3, m.flows, static_cast<double>(m.flows) / m.wall_s * 1e-6,
-             static_cast<double>(m.events) / m.wall_s * 1e-6, m.solves, ru.ru_maxrss / 1024);
+  fmt::print("{:<42} median wall {:7.1f} ms cpu {:7.1f} ms | {:6} flows {:9.3g} flows/s | {:7} events {:9.3g} events/s | "
+             "{:6} solves | maxrss {} MB\n",
+             name, m.wall_s * 1e3, cpu[cpu.size() / 2] * 1e3, m.flows, static_cast<double>(m.flows) / m.wall_s, m.events,
+             static_cast<double>(m.events) / m.wall_s, m.solves, ru.ru_maxrss / 1024);
 }
 
 // n separate links (each its own pair of nodes) of 50 GB/s and 1 us latency.
@@ -87,12 +89,13 @@ TEST_CASE("bench: disjoint concurrent flows, started and finished repeatedly", "
   // (a) 4,096 independent links, each carrying 50 flows one after another (sizes differ per link,
   // so completions are spread in time): 204,800 flows, every component a single flow.
   const Topology topo = disjoint_links(4096);
-  bench("(a) 4096 disjoint flows x 50 rounds", [&] {
+  bench("(a) 4096 disjoint flows x 50 rounds", 4096 * 50, [&] {
     Simulation sim;
     FlowNetwork net(sim, topo);
     for (uint32_t i = 0; i < 4096; ++i)
       chain(net, {LinkId(i)}, 50, 1e6 * (1 + i % 13), Time::us(1));
     sim.run();
+    CHECK(net.active_flows() == 0);
     return RunStats{0, 0, net.flows_started(), sim.events_processed(), net.rate_solves()};
   });
 }
@@ -101,35 +104,38 @@ TEST_CASE("bench: 16k flows in 2k independent components of 8", "[bench]") {
   // (b) 2,048 rings of 8 links; flow j of a ring crosses links j and j+1, so the 8 flows of a ring
   // form one component. Each flow restarts 10 times: 163,840 flows.
   const Topology topo = disjoint_links(2048 * 8);
-  bench("(b) 2048 components x 8 flows x 10 rounds", [&] {
+  bench("(b) 2048 components x 8 flows x 10 rounds", 2048 * 8 * 10, [&] {
     Simulation sim;
     FlowNetwork net(sim, topo);
     for (uint32_t c = 0; c < 2048; ++c)
       for (uint32_t j = 0; j < 8; ++j)
         chain(net, {LinkId(8 * c + j), LinkId(8 * c + (j + 1) % 8)}, 10, 1e6 * (1 + (c + 3 * j) % 11), Time::us(1));
     sim.run();
+    CHECK(net.active_flows() == 0);
     return RunStats{0, 0, net.flows_started(), sim.events_processed(), net.rate_solves()};
   });
 }
 
-TEST_CASE("bench: one coupled ring flow over 4,096 links", "[bench]") {
+TEST_CASE("bench: one coupled ring flow over 4096 links", "[bench]") {
   // (c) A ring channel over 4,096 links as one flow, 1,000 times back to back; then 8 such
   // channels at once (one component of 8 flows x 4,096 links), 100 rounds each.
   const Topology topo = ring(4096, GBps(50));
   std::vector<LinkId> all;
   for (uint32_t i = 0; i < 4096; ++i) all.emplace_back(i);
-  bench("(c) 1 ring flow of 4096 links x 1000", [&] {
+  bench("(c) 1 ring flow of 4096 links x 1000", 1000, [&] {
     Simulation sim;
     FlowNetwork net(sim, topo);
     chain(net, all, 1000, 1e6, Time::us(1));
     sim.run();
+    CHECK(net.active_flows() == 0);
     return RunStats{0, 0, net.flows_started(), sim.events_processed(), net.rate_solves()};
   });
-  bench("(c') 8 ring channels of 4096 links x 100", [&] {
+  bench("(c') 8 ring channels of 4096 links x 100", 800, [&] {
     Simulation sim;
     FlowNetwork net(sim, topo);
     for (int ch = 0; ch < 8; ++ch) chain(net, all, 100, 1e6 * (1 + 0.1 * ch), Time::us(1));
     sim.run();
+    CHECK(net.active_flows() == 0);
     return RunStats{0, 0, net.flows_started(), sim.events_processed(), net.rate_solves()};
   });
 }
@@ -147,13 +153,14 @@ TEST_CASE("bench: 10k flows through one shared link", "[bench]") {
     own.push_back(b.add_link(b.add_node(NodeKind::gpu, "s" + std::to_string(i)), sw, LinkKind::infiniband, GBps(50),
                              Time::us(1)));
   const Topology topo = std::move(b).build();
-  bench("(d) 10000 flows through one link", [&] {
+  bench("(d) 10000 flows through one link", 10000, [&] {
     Simulation sim;
     FlowNetwork net(sim, topo);
     for (size_t i = 0; i < own.size(); ++i)
       net.start(std::vector<LinkId>{own[i], shared}, Bytes(1e6 * (1 + static_cast<double>(i) * 1e-4)),
                 Time::us(2), [] {});
     sim.run();
+    CHECK(net.active_flows() == 0);
     return RunStats{0, 0, net.flows_started(), sim.events_processed(), net.rate_solves()};
   });
 }
