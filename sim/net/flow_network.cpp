@@ -65,6 +65,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     slot = static_cast<uint32_t>(flows.size());
     flows.emplace_back();
     cold.emplace_back();
+    flow_stamp.push_back(0);
   }
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());

@@ -17,6 +17,40 @@ struct FlowNetwork::Impl {
     uint32_t mult;
     uint32_t pos;  // index of this flow's reference in link_flows[link]
   };
+  // A flow's distinct links: up to kInline stored in the flow itself (point-to-point routes), so the
+  // component search reaches them without a second dependent cache miss; longer lists (ring
+  // channels) live in the vector.
+  class EntryList {
+   public:
+    static constexpr uint32_t kInline = 4;
+    void clear() {
+      size_ = 0;
+      spill_.clear();
+    }
+    void push_back(const Entry& e) {
+      if (size_ < kInline) {
+        inline_[size_] = e;
+      } else {
+        if (size_ == kInline) spill_.assign(inline_, inline_ + kInline);
+        spill_.push_back(e);
+      }
+      ++size_;
+    }
+    [[nodiscard]] uint32_t size() const { return size_; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    Entry* begin() { return size_ <= kInline ? inline_ : spill_.data(); }
+    Entry* end() { return begin() + size_; }
+    [[nodiscard]] const Entry* begin() const { return size_ <= kInline ? inline_ : spill_.data(); }
+    [[nodiscard]] const Entry* end() const { return begin() + size_; }
+    Entry& operator[](size_t i) { return begin()[i]; }
+    const Entry& operator[](size_t i) const { return begin()[i]; }
+    Entry& back() { return begin()[size_ - 1]; }
+
+   private:
+    uint32_t size_ = 0;
+    Entry inline_[kInline] = {};
+    std::vector<Entry> spill_;
+  };
   struct LinkRef {
     uint32_t slot;
     uint32_t entry;  // index into the flow's entries
@@ -27,15 +61,13 @@ struct FlowNetwork::Impl {
     FlowId id;
     State state = State::free;
     bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
-    uint32_t stamp = 0;
-    uint32_t local = 0;   // index in the component being solved
     double bytes = 0;
     double remaining = 0;
     double rate = 0;
     double cap = kNoCap;
     Time last;
     uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
-    std::vector<Entry> entries;
+    EntryList entries;
   };
   struct Cold {
     std::function<void()> on_done;
@@ -70,6 +102,7 @@ struct FlowNetwork::Impl {
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
+  std::vector<uint32_t> flow_stamp;               // same slots: epoch of the last component search
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   CompletionHeap heap;

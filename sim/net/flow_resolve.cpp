@@ -31,11 +31,10 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
   comp_links.push_back(seed_link);
   for (size_t q = 0; q < comp_links.size(); ++q) {
     for (const LinkRef& r : link_flows[comp_links[q]]) {
-      Flow& f = flows[r.slot];
-      if (f.stamp == epoch) continue;
-      f.stamp = epoch;
-      f.local = static_cast<uint32_t>(comp_flows.size());
+      if (flow_stamp[r.slot] == epoch) continue;  // compact array: the common "seen" check stays in cache
+      flow_stamp[r.slot] = epoch;
       comp_flows.push_back(r.slot);
+      const Flow& f = flows[r.slot];
       for (const Entry& en : f.entries) {
         if (link_stamp[en.link] == epoch) continue;
         link_stamp[en.link] = epoch;

@@ -45,7 +45,7 @@ void bench(const char* name, uint64_t expect_flows, const std::function<RunStats
   std::vector<double> cpu;
   for (const RunStats& r : runs) cpu.push_back(r.cpu_s);
   std::sort(cpu.begin(), cpu.end());
-  fmt::print("{:<42} median wall {:7.1f} ms cpu {:7.1f} ms | {:6} flows {:9.3g} flows/s | {:7} events {:9.3g} events/s | "
+  fmt::print("{:<42} median wall {:7.1f} ms cpu {:7.1f} ms | {:6} flows {:9.0f} flows/s | {:7} events {:9.0f} events/s | "
              "{:6} solves | maxrss {} MB\n",
              name, m.wall_s * 1e3, cpu[cpu.size() / 2] * 1e3, m.flows, static_cast<double>(m.flows) / m.wall_s, m.events,
              static_cast<double>(m.events) / m.wall_s, m.solves, ru.ru_maxrss / 1024);
