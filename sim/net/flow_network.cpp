@@ -85,7 +85,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     } else {
       dedupe_stamp[l] = dedupe_epoch;
       dedupe_pos[l] = static_cast<uint32_t>(f.entries.size());
-      f.entries.push_back(Entry{l, 1, 0});
+      f.entries.push_back(Entry{l, 1});
     }
   }
   f.key = 0x9e3779b97f4a7c15ULL;
@@ -119,10 +119,9 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
     return;
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
-    Entry& en = f.entries[e];
+    const Entry& en = f.entries[e];
     auto& lf = link_flows[en.link];
     if (lf.empty()) busy_since[en.link] = sim.now();
-    en.pos = static_cast<uint32_t>(lf.size());
     lf.push_back(LinkRef{slot, e});
   }
   f.joined = true;
@@ -182,10 +181,13 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   for (const Entry& en : f.entries) {
     stats[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
+    // Found by a scan: the list holds only flows of this flow's component, which the re-solve that
+    // follows visits anyway, so this costs no more than that and needs no back-pointers (updating
+    // those was a cache miss into another flow per link).
     auto& lf = link_flows[en.link];
-    const LinkRef moved = lf.back();
-    lf[en.pos] = moved;
-    flows[moved.slot].entries[moved.entry].pos = en.pos;
+    auto it = std::find_if(lf.begin(), lf.end(), [slot](const LinkRef& r) { return r.slot == slot; });
+    PLANSIM_ASSERT(it != lf.end(), "finishing flow missing from its link");
+    *it = lf.back();
     lf.pop_back();
     if (lf.empty()) stats[en.link].busy += now - busy_since[en.link];
   }

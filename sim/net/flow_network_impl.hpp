@@ -15,7 +15,6 @@ struct FlowNetwork::Impl {
   struct Entry {  // one distinct link of a flow
     uint32_t link;
     uint32_t mult;
-    uint32_t pos;  // index of this flow's reference in link_flows[link]
   };
   // A flow's distinct links: up to kInline stored in the flow itself (point-to-point routes), so the
   // component search reaches them without a second dependent cache miss; longer lists (ring
