@@ -40,6 +40,8 @@ FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   capacity.resize(n);
   for (size_t i = 0; i < n; ++i) capacity[i] = t.links()[i].bandwidth.value();
   link_flows.resize(n);
+  link_live.assign(n, 0);
+  link_compacted.assign(n, 0);
   busy_since.resize(n);
   stats.resize(n);
   link_stamp.assign(n, 0);
@@ -66,6 +68,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     flows.emplace_back();
     cold.emplace_back();
     flow_stamp.push_back(0);
+    joined_id.push_back(CompletionHeap::kNone);
   }
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());
@@ -120,10 +123,10 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
-    auto& lf = link_flows[en.link];
-    if (lf.empty()) busy_since[en.link] = sim.now();
-    lf.push_back(LinkRef{slot, e});
+    if (link_live[en.link]++ == 0) busy_since[en.link] = sim.now();
+    link_flows[en.link].push_back(LinkRef{slot, e, f.id.value});
   }
+  joined_id[slot] = f.id.value;
   f.joined = true;
   mark_dirty(f);
   ensure_resolve();
@@ -181,16 +184,10 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   for (const Entry& en : f.entries) {
     stats[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
-    // Found by a scan: the list holds only flows of this flow's component, which the re-solve that
-    // follows visits anyway, so this costs no more than that and needs no back-pointers (updating
-    // those was a cache miss into another flow per link).
-    auto& lf = link_flows[en.link];
-    auto it = std::find_if(lf.begin(), lf.end(), [slot](const LinkRef& r) { return r.slot == slot; });
-    PLANSIM_ASSERT(it != lf.end(), "finishing flow missing from its link");
-    *it = lf.back();
-    lf.pop_back();
-    if (lf.empty()) stats[en.link].busy += now - busy_since[en.link];
+    // Its refs stay on the links' lists until the next re-solve compacts them (see LinkRef).
+    if (--link_live[en.link] == 0) stats[en.link].busy += now - busy_since[en.link];
   }
+  joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
   if (f.joined) mark_dirty(f);
   release(slot);
@@ -237,7 +234,7 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
   LinkStats s = impl_->stats[l.index()];
-  if (!impl_->link_flows[l.index()].empty()) s.busy += sim_->now() - impl_->busy_since[l.index()];
+  if (impl_->link_live[l.index()] > 0) s.busy += sim_->now() - impl_->busy_since[l.index()];
   return s;
 }
 
@@ -253,11 +250,6 @@ Rate FlowNetwork::flow_rate(FlowId f) const {
   return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->flows[slot].rate : 0.0);
 }
 
-Rate FlowNetwork::link_load(LinkId l) const {
-  double load = 0;
-  for (const Impl::LinkRef& r : impl_->link_flows[l.index()])
-    load += impl_->flows[r.slot].rate * impl_->flows[r.slot].entries[r.entry].mult;
-  return Rate(load);
-}
+Rate FlowNetwork::link_load(LinkId l) const { return Rate(impl_->load(l.value)); }
 
 }  // namespace plansim

@@ -50,9 +50,12 @@ struct FlowNetwork::Impl {
     Entry inline_[kInline] = {};
     std::vector<Entry> spill_;
   };
+  // A flow on a link's list. Removal is lazy: a finishing flow only clears joined_id[slot]; the
+  // re-solve that follows (which visits those lists anyway) drops refs whose id no longer matches.
   struct LinkRef {
     uint32_t slot;
     uint32_t entry;  // index into the flow's entries
+    uint32_t id;     // the flow's id, to tell a live ref from one left by a finished flow
   };
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
@@ -88,11 +91,15 @@ struct FlowNetwork::Impl {
   void release(uint32_t slot);
   void reschedule_completion();
   void check_links(std::span<const uint32_t> links) const;
+  [[nodiscard]] bool is_live(const LinkRef& r) const { return joined_id[r.slot] == r.id; }
+  [[nodiscard]] double load(uint32_t link) const;  // sum of rate × multiplicity of live refs
 
   Simulation& sim;
   const Topology& topo;
   std::vector<double> capacity;                   // per link, bytes/s
-  std::vector<std::vector<LinkRef>> link_flows;   // per link: active flows crossing it
+  std::vector<std::vector<LinkRef>> link_flows;   // per link: flows crossing it (+ dead refs until compacted)
+  std::vector<uint32_t> link_live;                // per link: live flows crossing it
+  std::vector<uint32_t> link_compacted;           // per link: epoch of the last compaction
   std::vector<Time> busy_since;
   std::vector<LinkStats> stats;
   std::vector<uint32_t> link_stamp;
@@ -102,6 +109,7 @@ struct FlowNetwork::Impl {
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
   std::vector<uint32_t> flow_stamp;               // same slots: epoch of the last component search
+  std::vector<uint32_t> joined_id;                // same slots: id of the flow on its links, or kNone
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   CompletionHeap heap;

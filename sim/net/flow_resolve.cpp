@@ -13,10 +13,16 @@ namespace plansim {
 void FlowNetwork::Impl::resolve() {
   resolve_event = {};
   ++epoch;
-  for (size_t i = 0; i < dirty.size(); ++i) {
-    const uint32_t l = dirty[i];
-    if (link_stamp[l] != epoch && !link_flows[l].empty()) solve_component(l);
+  // Drop the refs finished flows left behind, once per dirty link. Only dirty links can hold
+  // such refs (a finishing flow dirties all its links), so the searches below see live refs only.
+  for (const uint32_t l : dirty) {
+    if (link_compacted[l] == epoch) continue;
+    link_compacted[l] = epoch;
+    auto& lf = link_flows[l];
+    lf.erase(std::remove_if(lf.begin(), lf.end(), [this](const LinkRef& r) { return !is_live(r); }), lf.end());
   }
+  for (const uint32_t l : dirty)
+    if (link_stamp[l] != epoch && !link_flows[l].empty()) solve_component(l);
   dirty.clear();
   reschedule_completion();
 }
@@ -123,11 +129,17 @@ void FlowNetwork::Impl::group_flows() {
 
 void FlowNetwork::Impl::check_links(std::span<const uint32_t> links) const {
   for (uint32_t l : links) {
-    double load = 0;
-    for (const LinkRef& r : link_flows[l]) load += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
+    const double load = this->load(l);
     PLANSIM_ASSERT(load <= capacity[l] * (1 + 1e-9),
                    fmt::format("link {} carries {} B/s over its {} B/s", l, load, capacity[l]));
   }
+}
+
+double FlowNetwork::Impl::load(uint32_t link) const {
+  double sum = 0;
+  for (const LinkRef& r : link_flows[link])
+    if (is_live(r)) sum += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
+  return sum;
 }
 
 }  // namespace plansim
