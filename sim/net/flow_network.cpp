@@ -37,17 +37,8 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
 
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
-  capacity.resize(n);
-  for (size_t i = 0; i < n; ++i) capacity[i] = t.links()[i].bandwidth.value();
-  link_flows.resize(n);
-  link_live.assign(n, 0);
-  link_compacted.assign(n, 0);
-  busy_since.resize(n);
-  stats.resize(n);
-  link_stamp.assign(n, 0);
-  link_local.assign(n, 0);
-  dedupe_stamp.assign(n, 0);
-  dedupe_pos.assign(n, 0);
+  link_state.resize(n);
+  for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
 }
 
 FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
@@ -56,8 +47,8 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
   PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
   for (LinkId l : links) {
-    PLANSIM_ASSERT(l.index() < capacity.size(), "flow over an unknown link");
-    PLANSIM_ASSERT(capacity[l.index()] > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
+    PLANSIM_ASSERT(l.index() < link_state.size(), "flow over an unknown link");
+    PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
   }
   uint32_t slot;
   if (!free_slots.empty()) {
@@ -83,11 +74,11 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   f.entries.clear();
   for (LinkId id : links) {
     const uint32_t l = id.value;
-    if (dedupe_stamp[l] == dedupe_epoch) {
-      ++f.entries[dedupe_pos[l]].mult;
+    if (link_state[l].dedupe_stamp == dedupe_epoch) {
+      ++f.entries[link_state[l].dedupe_pos].mult;
     } else {
-      dedupe_stamp[l] = dedupe_epoch;
-      dedupe_pos[l] = static_cast<uint32_t>(f.entries.size());
+      link_state[l].dedupe_stamp = dedupe_epoch;
+      link_state[l].dedupe_pos = static_cast<uint32_t>(f.entries.size());
       f.entries.push_back(Entry{l, 1});
     }
   }
@@ -123,8 +114,8 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
-    if (link_live[en.link]++ == 0) busy_since[en.link] = sim.now();
-    link_flows[en.link].push_back(LinkRef{slot, e, f.id.value});
+    if (link_state[en.link].live++ == 0) link_state[en.link].busy_since = sim.now();
+    link_state[en.link].flows.push_back(LinkRef{slot, e, f.id.value});
   }
   joined_id[slot] = f.id.value;
   f.joined = true;
@@ -182,10 +173,10 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
   for (const Entry& en : f.entries) {
-    stats[en.link].bytes += Bytes(f.bytes * en.mult);
+    link_state[en.link].stats.bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
     // Its refs stay on the links' lists until the next re-solve compacts them (see LinkRef).
-    if (--link_live[en.link] == 0) stats[en.link].busy += now - busy_since[en.link];
+    if (--link_state[en.link].live == 0) link_state[en.link].stats.busy += now - link_state[en.link].busy_since;
   }
   joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
@@ -233,8 +224,8 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 }
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
-  LinkStats s = impl_->stats[l.index()];
-  if (impl_->link_live[l.index()] > 0) s.busy += sim_->now() - impl_->busy_since[l.index()];
+  LinkStats s = impl_->link_state[l.index()].stats;
+  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - impl_->link_state[l.index()].busy_since;
   return s;
 }
 

@@ -57,6 +57,20 @@ struct FlowNetwork::Impl {
     uint32_t entry;  // index into the flow's entries
     uint32_t id;     // the flow's id, to tell a live ref from one left by a finished flow
   };
+  // Everything kept per link, in one record so that touching a link costs one or two cache lines
+  // (the workloads are memory-bound: a 16k-GPU run touches far more links than fit in cache).
+  struct LinkState {
+    std::vector<LinkRef> flows;  // flows crossing it (+ dead refs until compacted)
+    double capacity = 0;         // bytes/s
+    uint32_t live = 0;           // live flows crossing it
+    uint32_t stamp = 0;          // epoch of the last component search that reached it
+    uint32_t local = 0;          // its index in that component
+    uint32_t compacted = 0;      // epoch of its last compaction
+    uint32_t dedupe_stamp = 0;   // start(): multiset -> (link, multiplicity)
+    uint32_t dedupe_pos = 0;
+    Time busy_since;
+    LinkStats stats;
+  };
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
   struct Flow {
@@ -96,15 +110,7 @@ struct FlowNetwork::Impl {
 
   Simulation& sim;
   const Topology& topo;
-  std::vector<double> capacity;                   // per link, bytes/s
-  std::vector<std::vector<LinkRef>> link_flows;   // per link: flows crossing it (+ dead refs until compacted)
-  std::vector<uint32_t> link_live;                // per link: live flows crossing it
-  std::vector<uint32_t> link_compacted;           // per link: epoch of the last compaction
-  std::vector<Time> busy_since;
-  std::vector<LinkStats> stats;
-  std::vector<uint32_t> link_stamp;
-  std::vector<uint32_t> link_local;
-  std::vector<uint32_t> dedupe_stamp, dedupe_pos;  // start(): multiset -> (link, multiplicity)
+  std::vector<LinkState> link_state;              // by LinkId
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
