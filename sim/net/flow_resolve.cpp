@@ -1,6 +1,7 @@
 // FlowNetwork re-solves: the connected component of flows reachable from each dirty link (flows
-// sharing a link, transitively) is advanced to now at its old rates and solved again; flows outside
-// it keep their rates and finish times. See flow_network.cpp for the lifecycle around this.
+// sharing a link, transitively) is solved again; its flows whose rate changed are advanced to now at
+// the old rate and get a new finish time. Flows outside it keep their rates and finish times.
+// See flow_network.cpp for the lifecycle around this.
 #include <fmt/format.h>
 
 #include <algorithm>
