@@ -21,7 +21,7 @@ struct FlowNetwork::Impl {
   // channels) live in the vector.
   class EntryList {
    public:
-    static constexpr uint32_t kInline = 4;
+    static constexpr uint32_t kInline = 8;
     void clear() {
       size_ = 0;
       spill_.clear();
