@@ -27,5 +27,6 @@ inline constexpr int kExitInternal = 70;  // a plansim bug (InternalError)
 void write_output(const std::string& path, const std::string& text);
 
 // Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
+Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
 
 }  // namespace plansim::app

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   // One line per subcommand.
   std::vector<Command> commands = {
       // add_<name>_command(app), one per subcommand file
+      add_topo_command(app),
   };
 
   try {

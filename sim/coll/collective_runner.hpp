@@ -3,6 +3,7 @@
 // collective on the simulated network. Implemented in coll/; algorithms live one per file behind
 // coll/algorithm.hpp and are chosen by name or by `auto` (NCCL-tuner-like fastest prediction).
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "sim/net/flow_network.hpp"
 
 namespace plansim {
+
+struct NcclModelParams;  // sim/coll/nccl_model.hpp
 
 enum class CollOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv };
 const char* to_string(CollOp op);
@@ -25,6 +28,7 @@ struct CollectiveCall {
   Bytes bytes;                    // nccl-tests convention: the full buffer size S (all_gather: the gathered output)
   int root = 0;                   // broadcast/reduce/gather/scatter root, as an index into ranks
   std::string algorithm = "auto"; // "auto" or an algorithm name from the registry
+  std::string protocol = "auto";  // "auto" or LL / LL128 / Simple (nccl_model.hpp)
 };
 
 struct CollectiveResult {
@@ -36,7 +40,8 @@ struct CollectiveResult {
 
 class CollectiveRunner {
  public:
-  explicit CollectiveRunner(FlowNetwork& net);
+  explicit CollectiveRunner(FlowNetwork& net);  // default NcclModelParams
+  CollectiveRunner(FlowNetwork& net, const NcclModelParams& params);
   ~CollectiveRunner();
   CollectiveRunner(const CollectiveRunner&) = delete;
   CollectiveRunner& operator=(const CollectiveRunner&) = delete;

@@ -13,6 +13,7 @@
 // net/max_min.hpp (a pure function, tested against closed forms and a reference).
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -26,8 +27,8 @@ namespace plansim {
 using FlowId = Id<struct FlowTag>;
 
 struct LinkStats {
-  Bytes bytes;     // bytes that crossed the link (counting multiplicity)
-  Time busy;       // time with at least one flow crossing it
+  Bytes bytes;     // bytes that crossed the link (counting multiplicity), credited when each flow completes
+  Time busy;       // time with at least one flow moving bytes over it (latency phases excluded), up to now
 };
 
 class FlowNetwork {
@@ -39,16 +40,32 @@ class FlowNetwork {
 
   static constexpr double kNoCap = std::numeric_limits<double>::infinity();
 
+  // Starts a flow now: it waits `latency`, then moves `bytes` over `links` (a multiset) at its max-min
+  // fair rate (at most `cap`); `on_done` runs as a simulation event at the time the last byte lands.
+  // A zero-byte flow completes after its latency; a flow over no links completes after its latency
+  // plus bytes/cap (immediately when uncapped). Every link must have a positive bandwidth; cap > 0.
   FlowId start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
                Rate cap = Rate(kNoCap));
-  // Latency of a route: link latencies summed (cut-through), store-and-forward hops as documented
-  // in flow_network.cpp.
+  // Latency of a route: link latencies summed (cut-through: the head of a message pays each link's
+  // latency once). A store_and_forward link adds its latency once more (the hop receives the head
+  // before forwarding it); whole-message serialisation per hop is not included.
   [[nodiscard]] Time route_latency(std::span<const LinkId> links) const;
 
-  [[nodiscard]] const LinkStats& link_stats(LinkId l) const;
+  // By value: `busy` includes the interval still open at now().
+  [[nodiscard]] LinkStats link_stats(LinkId l) const;
+  // Flows started and not yet completed (waiting out their latency or moving bytes).
   [[nodiscard]] size_t active_flows() const;
   [[nodiscard]] uint64_t flows_started() const;
+  // Max-min solves run (one per connected component re-solved; single-flow components included).
   [[nodiscard]] uint64_t rate_solves() const;
+
+  // Inspection, for tests and invariant checks. A flow's current rate (zero while it waits out its
+  // latency, and once it has completed), and the summed rate × multiplicity over a link.
+  [[nodiscard]] Rate flow_rate(FlowId f) const;
+  [[nodiscard]] Rate link_load(LinkId l) const;
+  // When on, every re-solve asserts (PLANSIM_ASSERT) that no re-solved link carries more than
+  // capacity·(1 + 1e-9). Completion always asserts that the flow's bytes were delivered.
+  void set_check_invariants(bool on);
   [[nodiscard]] Simulation& sim() const { return *sim_; }
   [[nodiscard]] const Topology& topology() const { return *topo_; }
 

@@ -1,12 +1,11 @@
 #include "sim/topo/topology.hpp"
 
-#include <boost/graph/adjacency_list.hpp>
 #include <fmt/format.h>
 
-#include <deque>
 #include <unordered_map>
 
 #include "sim/core/assert.hpp"
+#include "sim/topo/router.hpp"
 
 namespace plansim {
 
@@ -36,16 +35,10 @@ const char* to_string(LinkKind k) {
   return "?";
 }
 
-// The graph: vertices are node indices, edges carry the directed link id.
 struct Topology::Impl {
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
-                                      boost::property<boost::edge_index_t, uint32_t>>;
-  Graph graph;
   std::vector<std::vector<LinkId>> out;  // out links per node, id order
+  std::unique_ptr<detail::Router> router;  // built by TopologyBuilder::build()
   mutable std::unordered_map<uint64_t, std::vector<LinkId>> route_cache;
-  // Scratch for the reverse BFS, reused across queries (touched entries are reset after each).
-  mutable std::vector<int32_t> dist;
-  mutable std::vector<uint32_t> touched;
 };
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
@@ -54,68 +47,19 @@ Topology& Topology::operator=(Topology&&) noexcept = default;
 Topology::~Topology() = default;
 
 std::span<const LinkId> Topology::out_links(NodeId n) const { return impl_->out[n.index()]; }
-
-namespace {
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser: a deterministic, well-spread hash
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
+int Topology::island(NodeId n) const { return impl_->router->island(n); }
+int Topology::num_islands() const { return impl_->router->num_islands(); }
 
 std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   if (a == b) return {};
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   auto& cache = impl_->route_cache;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-
-  // Reverse BFS from b over in-edges until a is reached: dist[v] = hops from v to b. Every node one
-  // layer closer than a is labelled by then, so the forward walk below sees all equal-cost choices.
-  const auto& g = impl_->graph;
-  auto& dist = impl_->dist;
-  auto& touched = impl_->touched;
-  if (dist.size() != nodes_.size()) dist.assign(nodes_.size(), -1);
-  std::deque<uint32_t> queue{b.value};
-  dist[b.index()] = 0;
-  touched.push_back(b.value);
-  bool found = false;
-  while (!queue.empty() && !found) {
-    const uint32_t v = queue.front();
-    queue.pop_front();
-    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      const auto u = static_cast<uint32_t>(boost::source(*e, g));
-      if (dist[u] >= 0) continue;
-      dist[u] = dist[v] + 1;
-      touched.push_back(u);
-      if (u == a.value) found = true;
-      queue.push_back(u);
-    }
-  }
-  if (!found) {
-    for (uint32_t t : touched) dist[t] = -1;
-    touched.clear();
+  std::optional<std::vector<LinkId>> path = impl_->router->route(a, b);
+  if (!path)
     throw InternalError(fmt::format("topology '{}': no route from {} to {}", name_, nodes_[a.index()].name,
                                     nodes_[b.index()].name));
-  }
-  // Forward walk choosing among next hops that are one step closer, by a hash of (a, b, hop).
-  std::vector<LinkId> path;
-  NodeId cur = a;
-  std::vector<LinkId> choices;
-  while (cur != b) {
-    choices.clear();
-    for (LinkId l : impl_->out[cur.index()]) {
-      const int32_t d = dist[links_[l.index()].dst.index()];
-      if (d >= 0 && d == dist[cur.index()] - 1) choices.push_back(l);
-    }
-    PLANSIM_ASSERT(!choices.empty(), "BFS labelling left a node without a next hop");
-    const LinkId pick = choices[mix(key ^ (uint64_t{static_cast<uint32_t>(path.size())} << 56)) % choices.size()];
-    path.push_back(pick);
-    cur = links_[pick.index()].dst;
-  }
-  for (uint32_t t : touched) dist[t] = -1;
-  touched.clear();
-  return cache.emplace(key, std::move(path)).first->second;
+  return cache.emplace(key, std::move(*path)).first->second;
 }
 
 TopologyBuilder::TopologyBuilder(std::string name) { topo_.name_ = std::move(name); }
@@ -125,9 +69,8 @@ void TopologyBuilder::set_num_hosts(int n) { topo_.num_hosts_ = n; }
 
 NodeId TopologyBuilder::add_node(NodeKind kind, std::string name, int host, int local_index, bool nvls) {
   const NodeId id = NodeId::from(topo_.nodes_.size());
-  topo_.nodes_.push_back(Node{id, kind, std::move(name), host, local_index, nvls});
+  topo_.nodes_.push_back(Node{id, kind, std::move(name), host, local_index, nvls, NodeId{}});
   topo_.impl_->out.emplace_back();
-  boost::add_vertex(topo_.impl_->graph);
   if (kind == NodeKind::gpu) topo_.gpus_.push_back(id);
   if (host + 1 > topo_.num_hosts_) topo_.num_hosts_ = host + 1;
   return id;
@@ -140,7 +83,6 @@ LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, LinkKind kind, Rate ban
   const LinkId id = LinkId::from(topo_.links_.size());
   topo_.links_.push_back(Link{id, src, dst, kind, bandwidth, latency, store_and_forward});
   topo_.impl_->out[src.index()].push_back(id);
-  boost::add_edge(src.index(), dst.index(), id.value, topo_.impl_->graph);
   return id;
 }
 
@@ -151,6 +93,15 @@ LinkId TopologyBuilder::add_duplex(NodeId a, NodeId b, LinkKind kind, Rate bandw
   return fwd;
 }
 
-Topology TopologyBuilder::build() && { return std::move(topo_); }
+void TopologyBuilder::set_nic(NodeId gpu, NodeId nic) {
+  PLANSIM_ASSERT(topo_.nodes_[gpu.index()].kind == NodeKind::gpu && topo_.nodes_[nic.index()].kind == NodeKind::nic,
+                 "set_nic takes a GPU and a NIC");
+  topo_.nodes_[gpu.index()].nic = nic;
+}
+
+Topology TopologyBuilder::build() && {
+  topo_.impl_->router = std::make_unique<detail::Router>(topo_.nodes_, topo_.links_, topo_.impl_->out);
+  return std::move(topo_);
+}
 
 }  // namespace plansim

@@ -2,7 +2,9 @@
 // An immutable cluster graph: nodes (GPUs, switches, NICs, CPUs) and directed links with a
 // bandwidth per direction and a latency. Built by TopologyBuilder (programmatically, or from YAML
 // by io/topology_yaml). route() answers shortest paths with a deterministic ECMP choice, cached.
-// No Boost type appears here; the graph lives in topology.cpp.
+// Routing is hierarchical (see router.hpp): inside a server or NVLink domain ("island") traffic stays
+// on NVLink/PCIe; between islands a GPU uses its affine NIC, then the fewest fabric hops.
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +28,7 @@ struct Node {
   int host = -1;          // server index for nodes inside a server; -1 for fabric switches
   int local_index = -1;   // GPU/NIC index inside its server; -1 otherwise
   bool nvls = false;      // an NVSwitch able to reduce in the switch (NVLink SHARP)
+  NodeId nic;             // GPUs: the NIC its inter-server traffic leaves through (invalid: the nearest NIC)
 };
 
 struct Link {
@@ -56,14 +59,19 @@ class Topology {
   [[nodiscard]] int host_of(GpuId g) const { return node(gpu_node(g)).host; }
   [[nodiscard]] const GpuSpec& gpu_spec() const { return gpu_spec_; }  // one GPU model per cluster
 
-  // Shortest path (fewest hops) from a to b as directed link ids; empty when a == b. Among equal-cost
-  // next hops the choice is a deterministic hash of (a, b), spreading pairs like ECMP. Cached.
+  // The path from a to b as directed link ids; empty when a == b. Inside one island: fewest hops. Across
+  // islands: a -> a's affine NIC (else its nearest NIC), fewest fabric hops, b's NIC -> b. Among equal-cost
+  // next hops the choice is a deterministic hash of (a, b, hop), spreading pairs like ECMP. Cached.
   // Throws ConfigError-free InternalError if b is unreachable. Not thread-safe (one Topology per thread).
   [[nodiscard]] std::span<const LinkId> route(NodeId a, NodeId b) const;
   [[nodiscard]] std::span<const LinkId> route(GpuId a, GpuId b) const { return route(gpu_node(a), gpu_node(b)); }
 
   // Links leaving a node, in id order.
   [[nodiscard]] std::span<const LinkId> out_links(NodeId n) const;
+  // The island of a node: a server, or several servers joined by NVLink/PCIe (an NVLink domain such
+  // as GB200 NVL72), numbered in node order; -1 for fabric switches.
+  [[nodiscard]] int island(NodeId n) const;
+  [[nodiscard]] int num_islands() const;
 
  private:
   friend class TopologyBuilder;
@@ -86,8 +94,15 @@ class TopologyBuilder {
   NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1, bool nvls = false);
   // Adds one directed link.
   LinkId add_link(NodeId src, NodeId dst, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
+  // GPU `gpu` sends its inter-server traffic through `nic` (GPU<->NIC affinity).
+  void set_nic(NodeId gpu, NodeId nic);
   // Adds both directions (same bandwidth each way); returns the forward id (reverse = forward + 1).
   LinkId add_duplex(NodeId a, NodeId b, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
+  // What has been added so far (for builders that look nodes up by name).
+  [[nodiscard]] size_t num_nodes() const { return topo_.nodes_.size(); }
+  [[nodiscard]] const std::vector<Node>& nodes() const { return topo_.nodes_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return topo_.links_; }
+  [[nodiscard]] const std::vector<NodeId>& gpu_nodes() const { return topo_.gpus_; }
   // GPUs are numbered in the order they were added.
   Topology build() &&;
 

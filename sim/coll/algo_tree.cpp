@@ -1,0 +1,125 @@
+// Double binary tree (NCCL Tree, Sanders et al.): two binary trees over the ranks such that a rank is
+// a leaf in one and inner node in the other; each tree carries half the buffer, reduced up to its root
+// and broadcast back down, pipelined. Tree 1 is NCCL's ncclGetBtree shape (parent of r: clear r's
+// lowest set bit b and set 2b, or just clear b if that is out of range); tree 2 mirrors it (n even)
+// or shifts it by one (n odd), as ncclGetDtree does. Broadcast/reduce use one tree rooted at the root.
+#include <algorithm>
+
+#include "sim/coll/algorithm.hpp"
+
+namespace plansim {
+namespace {
+
+// Parent in the btree over 0..n-1 rooted at 0 (-1 for the root).
+int btree_parent(int r, int n) {
+  if (r == 0) return -1;
+  const int bit = r & -r;
+  int up = (r ^ bit) | (bit << 1);
+  if (up >= n) up = r ^ bit;
+  return up;
+}
+
+// Parents of the two trees in rank space; `which` 0 or 1. For a single tree rooted at `root`
+// (broadcast/reduce) the ranks are relabelled so that root is the btree's rank 0.
+std::vector<int> tree_parents(int n, int which, int root) {
+  std::vector<int> par(static_cast<size_t>(n));
+  auto to_v = [&](int r) {
+    if (which == 0) return (r - root + n) % n;
+    return n % 2 == 0 ? n - 1 - r : (r + n - 1) % n;  // mirror / shift (self-consistent inverse below)
+  };
+  auto from_v = [&](int v) {
+    if (which == 0) return (v + root) % n;
+    return n % 2 == 0 ? n - 1 - v : (v + 1) % n;
+  };
+  for (int r = 0; r < n; ++r) {
+    const int p = btree_parent(to_v(r), n);
+    par[static_cast<size_t>(r)] = p < 0 ? -1 : from_v(p);
+  }
+  return par;
+}
+
+std::vector<int> depths(const std::vector<int>& par) {
+  std::vector<int> d(par.size(), 0);
+  for (size_t r = 0; r < par.size(); ++r)
+    for (int p = par[r]; p >= 0; p = par[static_cast<size_t>(p)]) ++d[r];
+  return d;
+}
+
+class TreeAlgorithm final : public CollectiveAlgorithm {
+ public:
+  std::string_view name() const override { return "tree"; }
+  std::string_view description() const override {
+    return "double binary tree (NCCL Tree): reduce up + broadcast down, half the data per tree";
+  }
+  bool supports(CollOp op) const override {
+    return op == CollOp::all_reduce || op == CollOp::broadcast || op == CollOp::reduce;
+  }
+  LatencyClass latency_class() const override { return LatencyClass::tree; }
+
+  ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
+    const int n = g.n;
+    const int trees = op == CollOp::all_reduce ? 2 : 1;
+    ChunkSchedule s{n, n, trees, {}};
+    for (int t = 0; t < trees; ++t) {
+      const auto par = tree_parents(n, op == CollOp::all_reduce ? t : 0, op == CollOp::all_reduce ? 0 : g.root);
+      const auto dep = depths(par);
+      const int maxd = n > 0 ? *std::max_element(dep.begin(), dep.end()) : 0;
+      for (int r = 0; r < n; ++r) {
+        const int p = par[static_cast<size_t>(r)];
+        if (p < 0) continue;
+        const int d = dep[static_cast<size_t>(r)];
+        if (op != CollOp::broadcast) step_at(s, static_cast<size_t>(maxd - d)).xfers.push_back({r, p, t, true});
+        if (op == CollOp::all_reduce)
+          step_at(s, static_cast<size_t>(maxd + d - 1)).xfers.push_back({p, r, t, false});
+        if (op == CollOp::broadcast) step_at(s, static_cast<size_t>(d - 1)).xfers.push_back({p, r, t, false});
+      }
+    }
+    return s;
+  }
+
+  FlowPlan lower(const LoweringContext& ctx) const override {
+    FlowPlan plan;
+    const int n = ctx.n();
+    if (n <= 1) return plan;
+    const bool ar = ctx.op == CollOp::all_reduce;
+    const int trees = ar ? 2 : 1;
+    const Bytes per_tree = ctx.bytes / trees;
+    PlannedPhase ph;
+    std::vector<int> children(static_cast<size_t>(n), 0);
+    for (int t = 0; t < trees; ++t) {
+      const auto par = tree_parents(n, ar ? t : 0, ar ? 0 : ctx.root);
+      const auto dep = depths(par);
+      PlannedFlow f;
+      Time hop = Time::zero();
+      for (int r = 0; r < n; ++r) {
+        const int p = par[static_cast<size_t>(r)];
+        if (p < 0) continue;
+        const GpuId a = ctx.ranks[static_cast<size_t>(r)], b = ctx.ranks[static_cast<size_t>(p)];
+        if (ctx.op != CollOp::broadcast) append_route(*ctx.topo, a, b, f.links);
+        if (ctx.op != CollOp::reduce) append_route(*ctx.topo, b, a, f.links);
+        hop = std::max(hop, route_latency(*ctx.topo, a, b));
+        ++children[static_cast<size_t>(p)];
+      }
+      const int maxd = *std::max_element(dep.begin(), dep.end());
+      f.bytes = per_tree;
+      f.latency = hop * ((ar ? 2 : 1) * maxd);
+      ph.flows.push_back(std::move(f));
+    }
+    if (ctx.op != CollOp::broadcast)
+      ph.reduce_bytes_per_gpu = per_tree * *std::max_element(children.begin(), children.end());
+    plan.phases.push_back(std::move(ph));
+    // NCCL's tree latency: 2((ppn-1) intra + log2(nodes) inter) steps (tuning.cc).
+    const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
+    int lg = 0;
+    while ((1 << lg) < nodes) ++lg;
+    plan.steps_intra = (ar ? 2 : 1) * (n / nodes - 1);
+    plan.steps_inter = (ar ? 2 : 1) * lg;
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CollectiveAlgorithm> make_tree_algorithm() { return std::make_unique<TreeAlgorithm>(); }
+
+}  // namespace plansim

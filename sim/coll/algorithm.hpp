@@ -1,0 +1,82 @@
+#pragma once
+// One interface for every collective algorithm, with two views tied together by tests:
+//   expand(): the data movement (ChunkSchedule), checked by the reference executor;
+//   lower():  the timing plan (FlowPlan) run on the FlowNetwork; its per-link bytes equal expand()'s.
+// Algorithms are registered by name (registry.cpp: one line each). Adding one = one file + one line.
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/coll/chunk_schedule.hpp"
+#include "sim/coll/collective_runner.hpp"
+#include "sim/coll/flow_plan.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+// Which of NCCL's latency families the algorithm's software/hardware latencies follow (nccl_model.hpp).
+enum class LatencyClass { ring, tree, nvls };
+
+struct LoweringContext {
+  const Topology* topo = nullptr;
+  CollOp op = CollOp::all_reduce;
+  std::vector<GpuId> ranks;
+  Bytes bytes;       // nccl-tests' S
+  int root = 0;
+  int channels = 1;  // parallel channels of a pipelined algorithm (NCCL's nChannels)
+
+  [[nodiscard]] int n() const { return static_cast<int>(ranks.size()); }
+  [[nodiscard]] GroupShape shape() const;  // hosts of the ranks from the topology
+};
+
+class CollectiveAlgorithm {
+ public:
+  virtual ~CollectiveAlgorithm() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view description() const = 0;
+  [[nodiscard]] virtual bool supports(CollOp op) const = 0;
+  [[nodiscard]] virtual LatencyClass latency_class() const { return LatencyClass::ring; }
+  // Whether it can run `op` on this group of this topology (default: supports(op) and group shape ok).
+  [[nodiscard]] virtual bool applicable(CollOp op, const Topology& topo, std::span<const GpuId> ranks) const;
+  // Data movement for a group of shape `g` (chunk schedule over g.n ranks).
+  [[nodiscard]] virtual ChunkSchedule expand(CollOp op, const GroupShape& g) const = 0;
+  // Timing plan; the default lowers expand() step by step (step-synchronous algorithms).
+  [[nodiscard]] virtual FlowPlan lower(const LoweringContext& ctx) const;
+  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, chain, direct, send_recv);
+  // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
+  [[nodiscard]] virtual bool in_auto() const { return true; }
+  // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
+  [[nodiscard]] virtual bool shape_ok(const GroupShape& /*g*/) const { return true; }
+};
+
+class AlgorithmRegistry {
+ public:
+  void add(std::unique_ptr<CollectiveAlgorithm> a);
+  [[nodiscard]] const CollectiveAlgorithm* find(std::string_view name) const;  // nullptr if unknown
+  [[nodiscard]] const std::vector<std::unique_ptr<CollectiveAlgorithm>>& all() const { return algos_; }
+  [[nodiscard]] std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::unique_ptr<CollectiveAlgorithm>> algos_;
+};
+
+// Every built-in algorithm (registry.cpp).
+AlgorithmRegistry make_default_registry();
+
+// ---- helpers shared by the algorithm files (ring_steps.cpp) ----
+// Ring reduce-scatter over participants p[0..m-1]: chunk group g[i] ends fully reduced at p[i].
+// Steps are appended starting at step index `first` (creating steps as needed), so independent rings
+// can share steps. Returns the index after the last step used.
+size_t ring_reduce_scatter(ChunkSchedule& s, size_t first, const std::vector<int>& p,
+                           const std::vector<std::vector<int>>& groups);
+// Ring all-gather: chunk group g[i] starts at p[i] and ends at every participant.
+size_t ring_all_gather(ChunkSchedule& s, size_t first, const std::vector<int>& p,
+                       const std::vector<std::vector<int>>& groups);
+ChunkStep& step_at(ChunkSchedule& s, size_t index);
+// One ring flow over ranks r[0..m-1] (hops r[i] -> r[i+1 mod m]) moving `bytes` through every hop.
+PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes bytes, int steps);
+int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
+
+}  // namespace plansim

@@ -1,0 +1,53 @@
+#pragma once
+// The timing view of a collective algorithm: phases run one after another; the flows of a phase run
+// concurrently on the FlowNetwork. A pipelined ring or tree channel is ONE flow whose links are the
+// multiset of every hop it uses (each hop carries all of the flow's bytes at the channel's common rate);
+// a step-synchronous algorithm (halving-doubling) gives one phase per step with a flow per pair.
+// Local reductions read two inputs and write one output in HBM: reduce_bytes_per_gpu is the largest
+// per-GPU amount reduced in the phase; it runs alongside the phase's flows (the phase ends when both end).
+#include <vector>
+
+#include "sim/coll/chunk_schedule.hpp"
+#include "sim/core/ids.hpp"
+#include "sim/core/units.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+struct PlannedFlow {
+  std::vector<LinkId> links;  // multiset: a link listed k times carries k times the flow's bytes
+  Bytes bytes;                // payload moved by the flow (each listed link carries all of it)
+  Time latency;               // route latency paid before the flow moves (hops × steps of the pipeline)
+  bool in_switch = false;     // NVLS traffic (its efficiency is the NVLS one, not the link one)
+};
+
+struct PlannedPhase {
+  std::vector<PlannedFlow> flows;
+  Bytes reduce_bytes_per_gpu;  // local reduction work on the busiest GPU
+};
+
+struct FlowPlan {
+  std::vector<PlannedPhase> phases;
+  int steps_intra = 0;  // algorithm steps inside a server (NCCL's per-step hardware latency)
+  int steps_inter = 0;  // algorithm steps crossing servers
+
+  // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
+  [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;
+  [[nodiscard]] size_t num_flows() const;
+};
+
+// Appends the links of the route a->b to `out` (nothing when a == b).
+void append_route(const Topology& topo, GpuId a, GpuId b, std::vector<LinkId>& out);
+// Largest route latency over the hops i -> next(i) of a cycle/chain of GPUs.
+Time max_hop_latency(const Topology& topo, const std::vector<GpuId>& from, const std::vector<GpuId>& to);
+Time route_latency(const Topology& topo, GpuId a, GpuId b);
+
+// The generic lowering of a step-synchronous schedule: one phase per step, one flow per (src, dst) pair
+// of the step carrying all its chunks. Participants must all be ranks (no switch participants).
+FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total);
+
+// Bytes per link implied by a schedule (each transfer's chunk on each link of its route).
+std::vector<double> schedule_link_bytes(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks,
+                                        Bytes total);
+
+}  // namespace plansim

@@ -1,0 +1,111 @@
+#include "sim/coll/nccl_model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+namespace plansim {
+
+const char* to_string(Protocol p) {
+  switch (p) {
+    case Protocol::ll: return "LL";
+    case Protocol::ll128: return "LL128";
+    case Protocol::simple: return "Simple";
+  }
+  return "?";
+}
+
+std::optional<Protocol> protocol_from_string(const std::string& s) {
+  std::string k;
+  for (char c : s) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (k == "ll") return Protocol::ll;
+  if (k == "ll128") return Protocol::ll128;
+  if (k == "simple") return Protocol::simple;
+  return std::nullopt;
+}
+
+NcclModelParams NcclModelParams::ideal() {
+  NcclModelParams m;
+  for (auto& c : m.base_latency_us)
+    for (auto& v : c) v = v < 0 ? v : 0.0;
+  for (auto& hw : m.hw_latency_us)
+    for (auto& c : hw)
+      for (auto& v : c) v = v < 0 ? v : 0.0;
+  m.protocol_efficiency = {1.0, 1.0, 1.0};
+  m.nvlink_efficiency = m.pcie_efficiency = m.network_efficiency = m.other_efficiency = m.nvls_efficiency = 1.0;
+  m.channels = 1;
+  return m;
+}
+
+bool NcclModelParams::protocol_enabled(LatencyClass c, Protocol p) const {
+  return base_latency_us[static_cast<size_t>(c)][static_cast<size_t>(p)] >= 0 &&
+         protocol_efficiency[static_cast<size_t>(p)] > 0;
+}
+
+HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
+  // The first pair of ranks sharing a server decides (O(n) with a host -> first rank map).
+  std::unordered_map<int, GpuId> first;
+  for (GpuId g : ranks) {
+    auto [it, fresh] = first.emplace(topo.host_of(g), g);
+    if (fresh) continue;
+    for (LinkId l : topo.route(it->second, g))
+      if (topo.link(l).kind == LinkKind::nvlink) return HwKind::nvlink;
+    return HwKind::pci;
+  }
+  return HwKind::nvlink;
+}
+
+Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra) {
+  if (plan.phases.empty()) return Time::zero();
+  const auto ci = static_cast<size_t>(c), pi = static_cast<size_t>(p);
+  const double us = std::max(0.0, m.base_latency_us[ci][pi]) +
+                    plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
+                    plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  return Time::us(us);
+}
+
+double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
+  double link_eff = 1.0;
+  if (f.in_switch) {
+    link_eff = m.nvls_efficiency;
+  } else if (!f.links.empty()) {
+    const Link* slowest = &topo.link(f.links.front());
+    for (LinkId l : f.links)
+      if (topo.link(l).bandwidth < slowest->bandwidth) slowest = &topo.link(l);
+    switch (slowest->kind) {
+      case LinkKind::nvlink: link_eff = m.nvlink_efficiency; break;
+      case LinkKind::pcie: link_eff = m.pcie_efficiency; break;
+      case LinkKind::infiniband:
+      case LinkKind::ethernet: link_eff = m.network_efficiency; break;
+      case LinkKind::other: link_eff = m.other_efficiency; break;
+    }
+  }
+  return link_eff * m.protocol_efficiency[static_cast<size_t>(p)];
+}
+
+Time reduction_time(const Topology& topo, Bytes reduced) {
+  const Rate hbm = topo.gpu_spec().hbm_bandwidth;
+  if (reduced.value() <= 0 || hbm.value() <= 0) return Time::zero();
+  return transfer_time(reduced * 3.0, hbm);
+}
+
+Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, const Topology& topo,
+                  HwKind intra) {
+  Time total = software_latency(m, c, p, plan, intra);
+  std::unordered_map<uint32_t, double> load;
+  for (const auto& ph : plan.phases) {
+    load.clear();
+    Time lat = Time::zero();
+    for (const auto& f : ph.flows) {
+      const double wire = f.bytes.value() / flow_efficiency(m, p, topo, f);
+      for (LinkId l : f.links) load[l.value] += wire;
+      lat = std::max(lat, f.latency);
+    }
+    double worst = 0.0;  // seconds
+    for (const auto& [l, b] : load) worst = std::max(worst, b / topo.link(LinkId(l)).bandwidth.value());
+    total += std::max(lat + Time::from_seconds(worst), reduction_time(topo, ph.reduce_bytes_per_gpu));
+  }
+  return total;
+}
+
+}  // namespace plansim

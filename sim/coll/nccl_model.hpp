@@ -1,0 +1,76 @@
+#pragma once
+// NCCL's cost model, as plansim applies it on top of the flow network.
+//
+// Time of a collective = software/hardware latency + the flow network's time for the algorithm's
+// FlowPlan, where every flow's bytes are inflated by 1 / efficiency:
+//   * latency = base[class][proto] + steps_intra · hw[intra kind][class][proto] + steps_inter · hw[net][class][proto]
+//     (NCCL src/graph/tuning.cc: baseLat, hwLat, "latencies += nsteps·lat"; a ring all-reduce has
+//     2(n-1) steps). This per-step latency is also how the pipeline fill of chunked large messages
+//     shows: each step of the pipeline costs one chunk's hop latency before the channel streams.
+//   * efficiency = protocol efficiency × link efficiency of the flow's bottleneck link kind
+//     (LL moves 8-byte lines holding 4 bytes of data and NCCL models ring LL at 1/4 of busBw; LL128
+//     120 of 128 bytes, modelled at 0.92 as tuning.cc does; Simple 1.0), and NCCL reaching ~80% of
+//     NVLink line rate (A100 ~230 of 300 GB/s, H100 ~370 of 450 GB/s; NDR 400 Gb/s NICs 46-49 GB/s:
+//     nccl-tests issues 149, 212, 267, 290). NVLS flows use nvls_efficiency instead (8xH100 NVLS
+//     all-reduce algbw ~275 GB/s over 450 GB/s links: issue 212).
+// `auto` evaluates every applicable algorithm x protocol with predict() and keeps the fastest, as
+// NCCL's tuner does with its own table (ties: registry order, then LL < LL128 < Simple).
+#include <array>
+#include <optional>
+#include <string>
+
+#include "sim/coll/algorithm.hpp"
+#include "sim/coll/flow_plan.hpp"
+
+namespace plansim {
+
+enum class Protocol { ll = 0, ll128 = 1, simple = 2 };
+inline constexpr int kNumProtocols = 3;
+const char* to_string(Protocol p);  // "LL", "LL128", "Simple"
+std::optional<Protocol> protocol_from_string(const std::string& s);  // case-insensitive
+
+enum class HwKind { nvlink = 0, pci = 1, net = 2 };
+inline constexpr int kNumLatencyClasses = 3;  // LatencyClass: ring, tree, nvls
+
+struct NcclModelParams {
+  using PerProto = std::array<double, kNumProtocols>;       // LL, LL128, Simple
+  using PerClass = std::array<PerProto, kNumLatencyClasses>;  // ring, tree, nvls
+
+  // Latencies in microseconds. Defaults: NVIDIA/nccl src/graph/tuning.cc (2.19-era tables; NCCL's
+  // Ring/Tree/NVLS rows). A negative entry disables the protocol for that class (NVLS is Simple-only).
+  PerClass base_latency_us{{{6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {-1, -1, 0.0}}};
+  std::array<PerClass, 3> hw_latency_us{{
+      {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {-1, -1, 25.0}}},   // NVLink
+      {{{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {-1, -1, 0.0}}},     // PCI
+      {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {-1, -1, 18.0}}},  // network
+  }};
+  PerProto protocol_efficiency{0.25, 0.92, 1.0};
+  double nvlink_efficiency = 0.82;   // 370 / 450 GB/s (H100, issue 212)
+  double pcie_efficiency = 0.80;
+  double network_efficiency = 0.94;  // ~47 / 50 GB/s per NDR NIC (issues 267, 290)
+  double other_efficiency = 1.0;
+  double nvls_efficiency = 0.61;     // 275 / 450 GB/s algbw of NVLS all-reduce on 8 H100 (issue 212)
+  int channels = 2;                  // flows per ring/hierarchical stage (same total bandwidth)
+
+  // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
+  static NcclModelParams ideal();
+  [[nodiscard]] bool protocol_enabled(LatencyClass c, Protocol p) const;
+};
+
+// The kind of interconnect the group's intra-server steps use (NVLink if a same-server pair routes
+// over NVLink, else PCI).
+HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
+
+Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
+// Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
+double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+
+// Predicted time of `plan` alone on the network (no other traffic): latency + per phase the longest
+// of (max flow latency + the most loaded link's wire bytes / bandwidth) and the HBM reduction time.
+Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, const Topology& topo,
+                  HwKind intra);
+
+// HBM time of a local reduction: two reads and one write per reduced byte.
+Time reduction_time(const Topology& topo, Bytes reduced);
+
+}  // namespace plansim

@@ -1,0 +1,14 @@
+#pragma once
+// Loads a topology YAML file (schema: README.md, "Topology YAML") into a Topology graph.
+// Bad input throws ConfigError with file:line:col.
+#include <filesystem>
+#include <optional>
+
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+// `nodes`, when given, overrides the number of servers the file declares.
+Topology load_topology(const std::filesystem::path& file, std::optional<int> nodes = {});
+
+}  // namespace plansim

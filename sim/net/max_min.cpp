@@ -1,0 +1,125 @@
+#include "sim/net/max_min.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "sim/core/assert.hpp"
+
+namespace plansim {
+
+void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates) {
+  frozen_[f] = 1;
+  rates[f] = rate;
+  const double w = in.flow_weight.empty() ? 1.0 : in.flow_weight[f];
+  for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) {
+    const uint32_t l = in.entry_link[e];
+    const double k = w * in.entry_mult[e];
+    remaining_[l] = std::max(0.0, remaining_[l] - k * rate);
+    weight_[l] -= k;
+    if (weight_[l] > 0.0) {
+      heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    }
+  }
+}
+
+void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
+  const size_t nf = in.num_flows();
+  const size_t nl = in.link_capacity.size();
+  PLANSIM_ASSERT(rates.size() == nf, "max-min: rates span has the wrong size");
+  PLANSIM_ASSERT(in.flow_cap.size() == nf, "max-min: one cap per flow");
+  PLANSIM_ASSERT(in.flow_weight.empty() || in.flow_weight.size() == nf, "max-min: one weight per flow");
+  const size_t ne = nf == 0 ? 0 : in.flow_begin[nf];
+  PLANSIM_ASSERT(in.entry_link.size() >= ne && in.entry_mult.size() >= ne, "max-min: incidence arrays too short");
+
+  remaining_.assign(in.link_capacity.begin(), in.link_capacity.end());
+  weight_.assign(nl, 0.0);
+  frozen_.assign(nf, 0);
+  caps_.clear();
+  heap_.clear();
+
+  // Transpose: link -> flows crossing it (counting sort by link, flows in index order).
+  link_begin_.assign(nl + 1, 0);
+  for (size_t e = 0; e < ne; ++e) {
+    PLANSIM_ASSERT(in.entry_link[e] < nl, "max-min: link index out of range");
+    PLANSIM_ASSERT(in.entry_mult[e] > 0.0, "max-min: multiplicity must be positive");
+    ++link_begin_[in.entry_link[e] + 1];
+  }
+  for (size_t l = 0; l < nl; ++l) link_begin_[l + 1] += link_begin_[l];
+  link_flow_.resize(ne);
+  {
+    std::vector<uint32_t>& fill = link_begin_;  // reuse: shift back after filling
+    for (uint32_t f = 0; f < nf; ++f)
+      for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) link_flow_[fill[in.entry_link[e]]++] = f;
+    for (size_t l = nl; l > 0; --l) fill[l] = fill[l - 1];
+    fill[0] = 0;
+  }
+
+  for (uint32_t f = 0; f < nf; ++f) {
+    const double w = in.flow_weight.empty() ? 1.0 : in.flow_weight[f];
+    PLANSIM_ASSERT(w > 0.0, "max-min: flow weight must be positive");
+    PLANSIM_ASSERT(in.flow_cap[f] >= 0.0, "max-min: negative cap");
+    for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) weight_[in.entry_link[e]] += w * in.entry_mult[e];
+    if (in.flow_begin[f] == in.flow_begin[f + 1]) {
+      frozen_[f] = 1;  // crosses nothing: limited only by its cap
+      rates[f] = in.flow_cap[f];
+    } else if (in.flow_cap[f] < std::numeric_limits<double>::infinity()) {
+      caps_.emplace_back(in.flow_cap[f], f);
+    }
+  }
+  std::sort(caps_.begin(), caps_.end());
+  for (uint32_t l = 0; l < nl; ++l)
+    if (weight_[l] > 0.0) heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+
+  size_t next_cap = 0;
+  for (;;) {
+    // Drop stale heap entries: a link is current only while its stored level matches R/W.
+    while (!heap_.empty()) {
+      const HeapItem top = heap_.front();
+      if (weight_[top.link] > 0.0 && top.level == remaining_[top.link] / weight_[top.link]) break;
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      heap_.pop_back();
+    }
+    while (next_cap < caps_.size() && frozen_[caps_[next_cap].second]) ++next_cap;
+    const bool have_link = !heap_.empty();
+    const bool have_cap = next_cap < caps_.size();
+    if (!have_link && !have_cap) break;
+    if (have_cap && (!have_link || caps_[next_cap].first <= heap_.front().level)) {
+      const auto [cap, f] = caps_[next_cap++];
+      freeze(in, f, cap, rates);
+      continue;
+    }
+    const HeapItem top = heap_.front();
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    heap_.pop_back();
+    // Link `top.link` saturates at this level: every unfrozen flow on it is bottlenecked here.
+    for (uint32_t i = link_begin_[top.link]; i < link_begin_[top.link + 1]; ++i) {
+      const uint32_t f = link_flow_[i];
+      if (!frozen_[f]) freeze(in, f, top.level, rates);
+    }
+  }
+  for (uint32_t f = 0; f < nf; ++f)
+    PLANSIM_ASSERT(frozen_[f], "max-min: a flow was left without a rate");
+}
+
+std::vector<double> max_min_rates(std::span<const double> link_capacity, std::span<const MaxMinFlow> flows) {
+  std::vector<uint32_t> begin{0};
+  std::vector<uint32_t> link;
+  std::vector<double> mult;
+  std::vector<double> cap;
+  for (const MaxMinFlow& f : flows) {
+    for (const auto& [l, k] : f.links) {
+      link.push_back(l);
+      mult.push_back(k);
+    }
+    begin.push_back(static_cast<uint32_t>(link.size()));
+    cap.push_back(f.cap);
+  }
+  std::vector<double> rates(flows.size(), 0.0);
+  MaxMinSolver solver;
+  solver.solve(MaxMinInstance{link_capacity, begin, link, mult, cap, {}}, rates);
+  return rates;
+}
+
+}  // namespace plansim

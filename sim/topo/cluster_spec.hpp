@@ -1,0 +1,109 @@
+#pragma once
+// A cluster described by parameters (what a topology YAML says), and build_cluster() which turns it
+// into a Topology graph. io/topology_yaml.cpp fills and validates a ClusterSpec; build_cluster only
+// asserts what the reader checked, except names in `extra` links (checked here, with their positions).
+//
+// Graph model (node names in brackets):
+//  * GPUs [n3.gpu5], Node::host = server index, GpuId order host-major.
+//  * NVSwitch: the switch complex is ONE node per server [n3.nvswitch] (or per NVLink domain of several
+//    servers [nvl0.nvswitch], e.g. GB200 NVL72), with one duplex NVLink link per GPU at the GPU's full
+//    per-direction NVLink bandwidth. A GPU-to-GPU transfer crosses 2 links; the switch is non-blocking.
+//  * PCIe: CPUs/root complexes [n3.cpu0] (chained by socket links when more than one), PCIe switches
+//    [n3.pcie1] each holding `gpus_per_switch` GPUs and the NICs affine to them. With P2P disabled the
+//    switch cannot forward peer traffic: it is split into an upward node [n3.pcie1] (device -> CPU) and a
+//    downward node [n3.pcie1.down] (CPU -> device), so GPU->GPU and GPU->NIC traffic bounces off the CPU.
+//  * NICs [n3.nic5] on the PCIe switch of their affine GPUs; GPU i uses NIC affinity[i].
+//  * Fabric: leaves [leaf2], spines [spine0], cores [core7]; NIC<->leaf links at the NIC's rate.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/topo/gpu_spec.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+struct NvSwitchSpec {
+  Rate bandwidth;          // per GPU, per direction
+  Time latency;            // GPU <-> switch link, one way
+  bool nvls = false;       // in-switch reduction (NVLink SHARP)
+  int domain_servers = 1;  // servers sharing one NVSwitch complex (GB200 NVL72: 18 trays)
+};
+
+struct PcieSpec {
+  Rate bandwidth;          // per device link, per direction (from generation x lanes unless given)
+  Time latency;            // per PCIe link, one way
+  int gpus_per_switch = 1;
+  int cpus = 1;            // root complexes / sockets; PCIe switch s hangs off CPU s*cpus/switches
+  bool p2p = true;         // false: peer traffic goes through the CPU (consumer GPUs)
+  Rate uplink_bandwidth;   // PCIe switch <-> CPU
+  Rate cpu_link_bandwidth; // CPU <-> CPU (socket interconnect), used when cpus > 1
+  Time cpu_link_latency;
+};
+
+struct NicSpec {
+  int count = 0;           // per server
+  LinkKind kind = LinkKind::infiniband;
+  Rate bandwidth;          // per NIC, per direction
+  Time latency;            // NIC <-> leaf link, one way
+  std::vector<int> affinity;  // NIC index per GPU (size = GPUs per server)
+};
+
+struct NodeSpec {
+  GpuSpec gpu;
+  int gpus = 0;
+  std::optional<NvSwitchSpec> nvswitch;
+  PcieSpec pcie;
+  NicSpec nics;
+};
+
+enum class FabricKind { none, single_switch, fat_tree, rail_optimized };
+const char* to_string(FabricKind k);
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::none;
+  int tiers = 1;              // 1: leaves only (single switch), 2: leaf-spine, 3: leaf-spine-core
+  Time latency;               // switch <-> switch link, one way
+  int leaf_down_ports = 0;    // NIC ports per leaf (rail_optimized: servers per rail group)
+  int leaf_up_links = 0;
+  Rate leaf_up_bandwidth;
+  int spines = 0;             // 2 tiers: in all; 3 tiers: per pod
+  int leaves_per_pod = 0;     // 3 tiers
+  int spine_up_links = 0;     // 3 tiers
+  Rate spine_up_bandwidth;
+  int cores = 0;              // 3 tiers
+  SourcePos pos;              // for connectivity errors
+};
+
+struct ExtraNode {
+  std::string name;
+  NodeKind kind = NodeKind::other_switch;
+  int host = -1;
+  SourcePos pos;
+};
+
+struct ExtraLink {
+  std::string a, b;
+  SourcePos pos_a, pos_b;
+  LinkKind kind = LinkKind::other;
+  Rate bandwidth;
+  Time latency;
+  bool duplex = true;
+};
+
+struct ClusterSpec {
+  std::string name;
+  int servers = 1;
+  NodeSpec node;
+  FabricSpec fabric;
+  std::vector<ExtraNode> extra_nodes;
+  std::vector<ExtraLink> extra_links;
+};
+
+// Builds the graph. Throws ConfigError for an extra link naming an unknown node and when some GPU
+// cannot reach another (e.g. several servers with no fabric).
+Topology build_cluster(const ClusterSpec& spec);
+
+}  // namespace plansim

@@ -1,0 +1,63 @@
+#pragma once
+// topo-internal: fast routing for Topology::route(). Included only by sim/topo/*.cpp.
+//
+// The graph splits into *islands* (servers, or multi-server NVLink domains: the connected components
+// of NVLink/PCIe links) and the *fabric* (switches joined by network links). A route between two nodes
+// of one island stays inside it (what NCCL does: peers of one server talk over NVLink/PCIe); its BFS
+// touches only that island. A route between islands is   source -> exit port   (the source GPU's
+// affine NIC, else the nearest NIC),  port -> fabric -> port  (shortest over fabric switches only),
+// entry port -> destination. Fabric distances are BFS tables per *destination attachment* (the set of
+// switches that feed the destination port, e.g. its leaf), built lazily and shared by every port on the
+// same leaf: a 16k-GPU fat-tree needs one table per leaf, each the size of the switch set.
+// Among equal-cost next hops the choice is a hash of (source, destination, hop), like ECMP.
+// Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "sim/core/ids.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim::detail {
+
+class Router {
+ public:
+  // Spans stay valid when the owning Topology moves (vector buffers move with it).
+  Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out);
+
+  [[nodiscard]] int island(NodeId n) const { return island_[n.index()]; }
+  [[nodiscard]] int num_islands() const { return num_islands_; }
+  // The route from a to b (a != b), or nullopt when b cannot be reached.
+  [[nodiscard]] std::optional<std::vector<LinkId>> route(NodeId a, NodeId b) const;
+
+ private:
+  using Filter = int;  // island to stay in, or kAnywhere
+  static constexpr int kAnywhere = -2;
+  // Fewest-hop path a -> b through nodes whose island is `filter` (or anywhere), ECMP by `key`.
+  bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const;
+  // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
+  NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
+  [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;
+  bool fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const;
+  [[nodiscard]] bool is_fabric(NodeId n) const { return island_[n.index()] < 0; }
+
+  std::span<const Node> nodes_;
+  std::span<const Link> links_;
+  std::span<const std::vector<LinkId>> out_;
+  std::vector<std::vector<LinkId>> in_;
+  std::vector<int> island_;        // -1: fabric
+  std::vector<uint8_t> is_port_;   // an island node with a link to or from the fabric
+  std::vector<int32_t> fabric_index_;  // dense index of fabric nodes, -1 otherwise
+  int num_islands_ = 0;
+  bool hierarchical_ = true;
+  // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
+  mutable std::map<std::vector<uint32_t>, std::vector<int32_t>> tables_;
+  // Scratch for BFS: distances reset after each query.
+  mutable std::vector<int32_t> dist_;
+  mutable std::vector<uint32_t> touched_;
+  mutable std::vector<uint32_t> queue_;
+};
+
+}  // namespace plansim::detail

@@ -1,0 +1,144 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <map>
+#include <random>
+
+#include "tests/topo/topo_test_util.hpp"
+
+using namespace plansim;
+using namespace plansim::test;
+
+namespace {
+GpuId gpu(int server, int local) { return GpuId::from(server * 8 + local); }
+
+// Consecutive links chain from a to b.
+void check_chain(const Topology& t, GpuId a, GpuId b) {
+  auto r = t.route(a, b);
+  REQUIRE(!r.empty());
+  CHECK(t.link(r.front()).src == t.gpu_node(a));
+  CHECK(t.link(r.back()).dst == t.gpu_node(b));
+  for (size_t i = 1; i < r.size(); ++i) CHECK(t.link(r[i - 1]).dst == t.link(r[i]).src);
+}
+}  // namespace
+
+TEST_CASE("router: hop counts at each distance in a 3-tier fat-tree", "[topo][route]") {
+  // 80 servers = 640 NICs = 20 leaves = 2 pods (16 leaves + 4).
+  Topology t = build_cluster(h100_fat_tree3(80));
+  CHECK(t.route(gpu(0, 0), gpu(0, 5)).size() == 2);   // GPU -> NVSwitch -> GPU
+  CHECK(t.route(gpu(0, 0), gpu(1, 0)).size() == 6);   // GPU, PCIe, NIC, leaf, NIC, PCIe, GPU (4 servers/leaf)
+  CHECK(t.route(gpu(0, 0), gpu(4, 0)).size() == 8);   // + spine
+  CHECK(t.route(gpu(0, 0), gpu(64, 0)).size() == 10); // + core: server 64 is in pod 1
+  check_chain(t, gpu(0, 0), gpu(64, 3));
+  CHECK(route_visits(t, gpu(0, 0), gpu(64, 0), "n0.pcie0"));
+}
+
+TEST_CASE("router: matches a plain BFS's hop count between random GPU pairs", "[topo][route]") {
+  Topology t = build_cluster(h100_fat_tree3(80));
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint32_t> pick(0, static_cast<uint32_t>(t.num_gpus() - 1));
+  for (int i = 0; i < 300; ++i) {
+    GpuId a(pick(rng)), b(pick(rng));
+    if (a == b) continue;
+    INFO(t.node(t.gpu_node(a)).name << " -> " << t.node(t.gpu_node(b)).name);
+    CHECK(static_cast<int>(t.route(a, b).size()) == bfs_hops(t, t.gpu_node(a), t.gpu_node(b)));
+  }
+}
+
+TEST_CASE("router: inter-server traffic leaves through the GPU's affine NIC", "[topo][route]") {
+  // Two NICs per PCIe switch: NIC 2k and 2k+1 are equally close to GPUs 2k and 2k+1; affinity decides.
+  ClusterSpec s = h100_fat_tree3(8);
+  Topology t = build_cluster(s);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(route_visits(t, gpu(0, i), gpu(5, i), "n0.nic" + std::to_string(i)));
+    CHECK(route_visits(t, gpu(0, i), gpu(5, i), "n5.nic" + std::to_string(i)));
+  }
+  // Two GPUs per NIC (4 NICs): GPU i uses NIC i / 2, also as the destination.
+  s.node.nics.count = 4;
+  s.node.nics.affinity = {0, 0, 1, 1, 2, 2, 3, 3};
+  Topology t2 = build_cluster(s);
+  CHECK(route_visits(t2, gpu(0, 3), gpu(7, 6), "n0.nic1"));
+  CHECK(route_visits(t2, gpu(0, 3), gpu(7, 6), "n7.nic3"));
+  // A permuted affinity: the NIC is placed on its GPUs' PCIe switch, so no CPU hop.
+  s.node.nics.affinity = {3, 3, 2, 2, 1, 1, 0, 0};
+  Topology t3 = build_cluster(s);
+  CHECK(route_names(t3, gpu(0, 0), gpu(7, 0))[1] == "n0.pcie0");
+  CHECK(route_names(t3, gpu(0, 0), gpu(7, 0))[2] == "n0.nic3");
+  CHECK_FALSE(route_visits(t3, gpu(0, 0), gpu(7, 0), "n0.cpu0"));
+}
+
+TEST_CASE("router: ECMP spreads pairs over spines and cores, deterministically", "[topo][route]") {
+  Topology t = build_cluster(h100_fat_tree3(80));
+  std::map<std::string, int> spine_use, core_use;
+  // All 32 GPUs of leaf 0 to all 32 GPUs of leaf 1 (same pod): each route crosses one spine.
+  for (int a = 0; a < 32; ++a)
+    for (int b = 32; b < 64; ++b)
+      for (const auto& n : route_names(t, GpuId::from(a), GpuId::from(b))) {
+        if (n.rfind("spine", 0) == 0) ++spine_use[n];
+      }
+  CHECK(spine_use.size() >= 30);  // of the pod's 32
+  int max_use = 0;
+  for (auto& [n, c] : spine_use) max_use = std::max(max_use, c);
+  CHECK(max_use <= 2 * 1024 / 32);  // no spine carries more than twice its fair share
+  // Across pods: many cores.
+  for (int a = 0; a < 64; ++a)
+    for (const auto& n : route_names(t, GpuId::from(a), GpuId::from(512 + a)))
+      if (n.rfind("core", 0) == 0) ++core_use[n];
+  CHECK(core_use.size() >= 48);
+  // Same answer from an identically built topology (no pointer-order dependence).
+  Topology t2 = build_cluster(h100_fat_tree3(80));
+  for (int a = 0; a < 64; a += 7) CHECK(route_names(t, GpuId::from(a), GpuId::from(600)) == route_names(t2, GpuId::from(a), GpuId::from(600)));
+}
+
+TEST_CASE("router: P2P off sends peer traffic through the CPU", "[topo][route]") {
+  ClusterSpec s = h100_cluster(1);
+  s.node.nvswitch.reset();
+  s.node.nics.count = 0;
+  s.node.nics.affinity.clear();
+  s.node.pcie.p2p = false;
+  Topology t = build_cluster(s);
+  CHECK(route_names(t, gpu(0, 0), gpu(0, 1)) ==
+        std::vector<std::string>{"n0.gpu0", "n0.pcie0", "n0.cpu0", "n0.pcie0.down", "n0.gpu1"});
+  CHECK(t.route(gpu(0, 0), gpu(0, 7)).size() == 4);
+  s.node.pcie.p2p = true;
+  Topology t2 = build_cluster(s);
+  CHECK(route_names(t2, gpu(0, 0), gpu(0, 1)) == std::vector<std::string>{"n0.gpu0", "n0.pcie0", "n0.gpu1"});
+  CHECK(t2.route(gpu(0, 0), gpu(0, 7)).size() == 4);  // across PCIe switches via the root complex
+}
+
+TEST_CASE("router: a multi-server NVLink domain stays on NVLink", "[topo][route]") {
+  ClusterSpec s = h100_cluster(8);
+  s.node.gpus = 4;
+  s.node.nics.count = 4;
+  s.node.nics.affinity = {0, 1, 2, 3};
+  s.node.nvswitch->domain_servers = 4;
+  s.fabric.kind = FabricKind::single_switch;
+  Topology t = build_cluster(s);
+  CHECK(t.num_islands() == 2);
+  auto g = [](int server, int local) { return GpuId::from(server * 4 + local); };
+  CHECK(route_names(t, g(0, 0), g(3, 2)) == std::vector<std::string>{"n0.gpu0", "nvl0.nvswitch", "n3.gpu2"});
+  CHECK(route_visits(t, g(0, 0), g(4, 0), "leaf0"));  // next domain: over the network
+  CHECK(t.island(t.gpu_node(g(3, 3))) == 0);
+  CHECK(t.island(t.gpu_node(g(4, 0))) == 1);
+}
+
+TEST_CASE("router: 100k random routes on a 16k-GPU 3-tier fat-tree", "[topo][bench]") {
+  auto t0 = std::chrono::steady_clock::now();
+  Topology t = build_cluster(h100_fat_tree3(2048));
+  auto t1 = std::chrono::steady_clock::now();
+  REQUIRE(t.num_gpus() == 16384);
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<uint32_t> pick(0, 16383);
+  size_t links = 0;
+  for (int i = 0; i < 100000; ++i) {
+    GpuId a(pick(rng)), b(pick(rng));
+    links += t.route(a, b).size();
+  }
+  auto t2 = std::chrono::steady_clock::now();
+  const double build_s = std::chrono::duration<double>(t1 - t0).count();
+  const double route_s = std::chrono::duration<double>(t2 - t1).count();
+  WARN("16,384 GPUs, " << t.nodes().size() << " nodes, " << t.links().size() << " links: build " << build_s
+                       << " s; 100,000 random routes in " << route_s << " s (" << route_s * 1e6 / 100000
+                       << " us/route, mean " << static_cast<double>(links) / 100000 << " links)");
+  CHECK(route_s < 1.0);
+}
