@@ -28,5 +28,6 @@ void write_output(const std::string& path, const std::string& text);
 
 // Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
 Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
+Command add_run_command(CLI::App& app);   // cmd_run.cpp
 
 }  // namespace plansim::app

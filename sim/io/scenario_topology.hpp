@@ -1,6 +1,6 @@
 #pragma once
 // io-internal: resolves a scenario's `topology` value (a path relative to the scenario file, or an
-// inline mapping) into a Topology with `nodes` nodes. Delegates to the topology loader.
+// inline mapping) into a Topology with `nodes` nodes (nullopt: as the file says).
 #include <optional>
 
 #include "sim/io/yaml_reader.hpp"

@@ -1,0 +1,21 @@
+#pragma once
+// Scenario + topology -> compiled plan, simulated execution and report: the whole `plansim run`
+// pipeline as a library call (compute model with the scenario's calibration; every transfer through
+// the collective runner on one shared flow network).
+#include "sim/plan/executor.hpp"
+#include "sim/plan/program.hpp"
+#include "sim/report/report.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+struct PlanRun {
+  CompiledPlan plan;
+  ExecutionResult exec;
+  Report report;
+  double wall_seconds = 0;  // host time spent compiling and simulating
+};
+
+PlanRun simulate_plan(const Scenario& s, const Topology& topo);
+
+}  // namespace plansim
