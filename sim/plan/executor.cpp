@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <memory>
 #include <unordered_map>
 
 #include "sim/core/assert.hpp"
@@ -104,23 +105,24 @@ class Engine {
         Pending& pend = collectives_[key];
         pend.members.emplace_back(r, i);
         const Group& g = plan_.groups[op.group];
-        if (pend.members.size() == g.ranks.size()) {
+        if (pend.members.size() == g.simulated_members) {
           CommRequest req{op.comm, {}, Bytes(op.bytes), g.dim};
           for (uint32_t m : g.ranks) req.ranks.push_back(GpuId(m));
-          launch(req, std::move(pend.members));
+          launch(req, std::move(pend.members), g.simulated_members == g.ranks.size());
           collectives_.erase(key);
         }
         break;
       }
       case OpKind::send:
       case OpKind::recv: {
-        const uint32_t src = op.kind == OpKind::send ? r : op.peer, dst = op.kind == OpKind::send ? op.peer : r;
+        const uint32_t self = plan_.programs[r].rank;
+        const uint32_t src = op.kind == OpKind::send ? self : op.peer, dst = op.kind == OpKind::send ? op.peer : self;
         const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 20) ^ op.tag;
         auto& pend = p2p_[P2PKey{src, dst, op.tag, key}];
         pend.members.emplace_back(r, i);
         if (pend.members.size() == 2) {
           launch(CommRequest{CommOp::send_recv, {GpuId(src), GpuId(dst)}, Bytes(op.bytes), Dim::pp},
-                 std::move(pend.members));
+                 std::move(pend.members), true);
           p2p_.erase(P2PKey{src, dst, op.tag, key});
         }
         break;
@@ -128,18 +130,30 @@ class Engine {
     }
   }
 
-  void launch(const CommRequest& req, std::vector<std::pair<uint32_t, uint32_t>> members) {
+  // Starts a transfer; with TP folding, transfers whose members all have programs (no TP sibling
+  // inside) are replayed for every TP sibling (ranks shifted by j·fold_stride) and the members complete when the last copy lands (the next TP
+  // collective would synchronise the siblings there anyway).
+  void launch(const CommRequest& req, std::vector<std::pair<uint32_t, uint32_t>> members, bool replicate) {
     for (auto [r, i] : members) {
       result_.timings[r][i].start = sim_.now();
       ++ranks_[r].active_comm;
     }
-    ++result_.comm_calls;
-    comm_.start(req, [this, m = std::move(members)] {
-      for (auto [r, i] : m) {
-        --ranks_[r].active_comm;
-        complete(r, i);
-      }
-    });
+    const int copies = replicate ? plan_.fold : 1;
+    auto left = std::make_shared<int>(copies);
+    auto m = std::make_shared<std::vector<std::pair<uint32_t, uint32_t>>>(std::move(members));
+    for (int j = 0; j < copies; ++j) {
+      CommRequest rq = req;
+      if (j > 0)
+        for (GpuId& g : rq.ranks) g = GpuId(g.value + static_cast<uint32_t>(j * plan_.fold_stride));
+      ++result_.comm_calls;
+      comm_.start(rq, [this, left, m] {
+        if (--*left > 0) return;
+        for (auto [r, i] : *m) {
+          --ranks_[r].active_comm;
+          complete(r, i);
+        }
+      });
+    }
   }
 
   void complete(uint32_t r, uint32_t i) {

@@ -60,7 +60,7 @@ class RankBuilder {
     cp_ = c.groups->id(Dim::cp, c.map->group(r, {Dim::cp}));
     ep_ = c.groups->id(Dim::ep, c.map->group(r, {Dim::ep}));
     dp_ = c.groups->id(Dim::dp, c.map->group(r, {Dim::ep, Dim::dp}));
-    mp_ = c.groups->id(Dim::pp, c.map->group(r, {Dim::tp, Dim::cp, Dim::pp}));
+    mp_ = c.groups->id(Dim::pp, c.map->group(r, {Dim::cp, Dim::pp}));
     const ParamCount pc = count_parameters(s_.model);
     dense_layer_params_ = pc.per_dense_layer / par.tp;
     moe_dense_params_ = (pc.per_moe_layer - pc.expert_params_per_moe_layer) / par.tp;
@@ -82,8 +82,10 @@ class RankBuilder {
     flush_grads(true);
     // Gradient clipping: the global gradient norm is all-reduced over the model-parallel ranks
     // (Megatron), so no stage starts its optimizer step before every stage's backward is done.
+    // Modelled over the pp·cp ranks of this TP rank (the TP part of the 8-byte reduction is
+    // negligible and keeping it off the TP links keeps TP memoisation exact).
     uint32_t norm = kNone;
-    if (par.tp * par.pp * par.cp > 1)
+    if (par.pp * par.cp > 1)
       norm = coll(StreamKind::pp_comm, CommOp::all_reduce, mp_, 8, Phase::W, -1, {last_dp_, last_compute_});
     const double local = local_params() / (par.zero >= 1 ? par.dp : 1);
     last_compute_ = compute(c_.costs->optimizer(local), Phase::W, -1, false, {last_dp_, last_compute_, norm});
@@ -334,7 +336,7 @@ class RankBuilder {
 
 }  // namespace
 
-CompiledPlan compile_plan(const Scenario& s) {
+CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   const ParallelSpec& par = s.parallel;
   CompiledPlan plan;
   plan.world = par.world();
@@ -360,12 +362,24 @@ CompiledPlan compile_plan(const Scenario& s) {
   c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *
                static_cast<double>(s.model.head_dim()) / par.tp * e;
   c.a2a_bytes = s.model.moe ? tokens * s.model.moe->top_k * static_cast<double>(s.model.hidden) * e : 0;
-  plan.programs.resize(static_cast<size_t>(plan.world));
+  const bool fold = options.fold_tp && par.tp > 1;
+  if (fold) {
+    plan.fold = par.tp;
+    RankCoords one = map.coords(0);
+    one[Dim::tp] = 1;
+    plan.fold_stride = map.rank(one);
+  }
+  plan.program_of_rank.assign(static_cast<size_t>(plan.world), -1);
   for (int r = 0; r < plan.world; ++r) {
-    Program& p = plan.programs[static_cast<size_t>(r)];
+    if (fold && map.coords(r)[Dim::tp] != 0) continue;
+    plan.program_of_rank[static_cast<size_t>(r)] = static_cast<int32_t>(plan.programs.size());
+    Program& p = plan.programs.emplace_back();
     p.rank = static_cast<uint32_t>(r);
     RankBuilder(c, p).build();
   }
+  for (Group& g : plan.groups)
+    for (uint32_t m : g.ranks)
+      if (plan.program_of_rank[m] >= 0) ++g.simulated_members;
   return plan;
 }
 

@@ -19,6 +19,12 @@
 
 namespace plansim {
 
-CompiledPlan compile_plan(const Scenario& s);
+struct CompileOptions {
+  // Emit programs only for TP rank 0 of each TP group (TP siblings run identical programs); see
+  // CompiledPlan::fold. For the simulator at scale; the hw back end needs every program.
+  bool fold_tp = false;
+};
+
+CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options = {});
 
 }  // namespace plansim

@@ -58,6 +58,7 @@ struct ComputeCost {
 struct Group {
   Dim dim = Dim::tp;
   std::vector<uint32_t> ranks;  // in group-rank order
+  uint32_t simulated_members = 0;  // members that have a program (all, unless TP is folded)
 };
 
 struct CompiledPlan {
@@ -66,8 +67,14 @@ struct CompiledPlan {
   int micro_batches = 1;
   std::vector<Group> groups;
   std::vector<ComputeCost> costs;
-  std::vector<Program> programs;  // one per rank, rank order; rank r runs on GPU r
+  std::vector<Program> programs;  // rank order; rank r runs on GPU r
+  std::vector<int32_t> program_of_rank;  // index into programs, -1 for a folded rank
   std::vector<int> peak_in_flight;  // per stage, from the schedule's order
+  // TP folding (CompileOptions::fold_tp): only ranks with TP coordinate 0 have programs; rank
+  // r + j·fold_stride (j < fold) runs the same program as r. A back end replays every non-TP
+  // transfer of r for each such sibling; TP collectives already name all members.
+  int fold = 1;
+  int fold_stride = 0;
 };
 
 }  // namespace plansim

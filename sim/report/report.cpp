@@ -17,11 +17,12 @@ Dim dim_of(const CompiledPlan& plan, const ProgramOp& op) {
   return op.kind == OpKind::collective ? plan.groups[op.group].dim : Dim::pp;
 }
 
-RankReport rank_report(const CompiledPlan& plan, const ExecutionResult& exec, const Program& p) {
+RankReport rank_report(const CompiledPlan& plan, const ExecutionResult& exec, size_t index) {
+  const Program& p = plan.programs[index];
   RankReport rr;
   rr.rank = p.rank;
   rr.stage = p.stage;
-  const auto& t = exec.timings[p.rank];
+  const auto& t = exec.timings[index];
   std::vector<Interval> compute, comm;
   std::array<std::vector<Interval>, 5> by_dim;
   for (size_t i = 0; i < p.ops.size(); ++i) {
@@ -49,25 +50,34 @@ RankReport rank_report(const CompiledPlan& plan, const ExecutionResult& exec, co
 // End of the pipeline flush: the last forward/backward compute op of any rank.
 Time flush_end(const CompiledPlan& plan, const ExecutionResult& exec) {
   Time end;
-  for (const auto& p : plan.programs)
-    for (size_t i = 0; i < p.ops.size(); ++i)
-      if (p.ops[i].kind == OpKind::compute && p.ops[i].micro_batch >= 0) end = std::max(end, exec.timings[p.rank][i].end);
+  for (size_t k = 0; k < plan.programs.size(); ++k)
+    for (size_t i = 0; i < plan.programs[k].ops.size(); ++i)
+      if (plan.programs[k].ops[i].kind == OpKind::compute && plan.programs[k].ops[i].micro_batch >= 0)
+        end = std::max(end, exec.timings[k][i].end);
   return end;
 }
 
-StageReport stage_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const Program& p,
+StageReport stage_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, size_t index,
                          Time iteration, Time window) {
+  const Program& p = plan.programs[index];
   StageReport st;
   st.stage = p.stage;
   st.rank = p.rank;
-  const auto& t = exec.timings[p.rank];
-  Time busy;
-  for (size_t i = 0; i < p.ops.size(); ++i)
-    if (p.ops[i].kind == OpKind::compute && p.ops[i].micro_batch >= 0 && t[i].start < window)
-      busy += std::min(t[i].end, window) - t[i].start;
+  const auto& t = exec.timings[index];
+  // Busy: forward/backward compute in the window. Idle time while one of this rank's transfers is in
+  // flight is exposed communication, reported as such, not bubble.
+  std::vector<Interval> compute, covered;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (t[i].start >= window) continue;
+    const Interval iv{t[i].start, std::min(t[i].end, window)};
+    if (p.ops[i].kind != OpKind::compute) covered.push_back(iv);
+    else if (p.ops[i].micro_batch >= 0) compute.push_back(iv);
+  }
+  covered.insert(covered.end(), compute.begin(), compute.end());
+  const Time busy = total_length(merge_intervals(std::move(compute)));
   st.flush_window = window;
   st.compute_busy = busy;
-  const Time idle = window - busy;
+  const Time idle = window - total_length(merge_intervals(std::move(covered)));
   st.bubble_fraction = idle / iteration;
   st.bubble_overhead = busy > Time::zero() ? idle / busy : 0;
   const int v = s.schedule.virtual_stages;
@@ -93,28 +103,30 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
   r.model_flops = model_flops_per_iteration(s.model, s.training.global_batch);
   for (const auto& p : plan.programs)
     for (const auto& op : p.ops)
-      if (op.kind == OpKind::compute && op.micro_batch >= 0) r.hardware_flops += plan.costs[op.cost].flops;
+      if (op.kind == OpKind::compute && op.micro_batch >= 0) r.hardware_flops += plan.costs[op.cost].flops * plan.fold;
   const double peak = gpu.peak(s.model.dtype).value();
   r.tflops_per_gpu = r.model_flops / (T * r.world) / 1e12;
   r.hw_tflops_per_gpu = r.hardware_flops / (T * r.world) / 1e12;
   r.mfu = r.model_flops / (T * r.world * peak);
   r.hfu = r.hardware_flops / (T * r.world * peak);
   Time comm_total, comm_hidden;
-  for (const auto& p : plan.programs) {
-    RankReport rr = rank_report(plan, exec, p);
+  const double simulated = static_cast<double>(plan.programs.size());
+  for (size_t k = 0; k < plan.programs.size(); ++k) {
+    RankReport rr = rank_report(plan, exec, k);
     comm_total += rr.comm_total;
     comm_hidden += rr.comm_hidden;
-    for (size_t d = 0; d < 5; ++d) r.exposed_comm_s[d] += rr.exposed[d].seconds() / r.world;
+    for (size_t d = 0; d < 5; ++d) r.exposed_comm_s[d] += rr.exposed[d].seconds() / simulated;
     r.ranks.push_back(rr);
   }
   r.overlap_fraction = comm_total > Time::zero() ? comm_hidden / comm_total : 1.0;
   std::vector<bool> seen(static_cast<size_t>(plan.stages), false);
   r.hbm_capacity = gpu.hbm_capacity;
   const Time window = flush_end(plan, exec);
-  for (const auto& p : plan.programs) {
+  for (size_t k = 0; k < plan.programs.size(); ++k) {
+    const Program& p = plan.programs[k];
     if (seen[static_cast<size_t>(p.stage)]) continue;
     seen[static_cast<size_t>(p.stage)] = true;
-    StageReport st = stage_report(s, plan, exec, p, exec.iteration, window);
+    StageReport st = stage_report(s, plan, exec, k, exec.iteration, window);
     st.oom = st.memory.total() > gpu.hbm_capacity;
     r.oom = r.oom || st.oom;
     r.memory_peak = std::max(r.memory_peak, st.memory.total());

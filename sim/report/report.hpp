@@ -2,8 +2,10 @@
 // The run report (README "Definitions"): iteration time, throughput, MFU/HFU, pipeline bubble per
 // stage, compute/communication overlap and exposed communication per dimension, memory per stage.
 //   bubble_fraction (per stage) = idle time of the stage's compute stream inside the pipeline flush
-//     window [iteration start, end of the last F/B/W op of any stage] / iteration time;
-//   bubble_overhead = that idle time / the stage's busy compute time in the window;
+//     window [iteration start, end of the last F/B/W op of any stage] / iteration time, where idle
+//     excludes time with one of the rank's own transfers in flight (that is exposed communication,
+//     reported per dimension); measured on the stage's lowest rank;
+//   bubble_overhead = that idle time / the stage's busy forward/backward compute time in the window;
 //   overlap_fraction (per rank) = communication time hidden under compute / total communication
 //     time (each a length of a union of intervals); the top level aggregates over all ranks;
 //   exposed_comm_s[dim] = per-rank time with a `dim` transfer in flight and no compute, mean over ranks;

@@ -96,14 +96,15 @@ std::string report_text(const Report& r) {
 
 std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec) {
   nlohmann::json events = nlohmann::json::array();
-  for (const auto& p : plan.programs) {
+  for (size_t k = 0; k < plan.programs.size(); ++k) {
+    const Program& p = plan.programs[k];
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", p.rank}, {"args", {{"name", fmt::format("rank {} (stage {})", p.rank, p.stage)}}}});
     for (int s = 0; s < kStreamCount; ++s)
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", p.rank}, {"tid", s},
                         {"args", {{"name", to_string(static_cast<StreamKind>(s))}}}});
     for (size_t i = 0; i < p.ops.size(); ++i) {
       const ProgramOp& op = p.ops[i];
-      const OpTiming& t = exec.timings[p.rank][i];
+      const OpTiming& t = exec.timings[k][i];
       std::string name = op.kind == OpKind::compute ? plan.costs[op.cost].name
                          : op.kind == OpKind::collective ? to_string(op.comm)
                          : op.kind == OpKind::send ? "send" : "recv";

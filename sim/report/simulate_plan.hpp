@@ -16,6 +16,12 @@ struct PlanRun {
   double wall_seconds = 0;  // host time spent compiling and simulating
 };
 
-PlanRun simulate_plan(const Scenario& s, const Topology& topo);
+struct SimulateOptions {
+  // Use the exact shortcuts of plan/symmetry.hpp (TP folding; TP memoisation when TP links are
+  // private). The report's notes say which were used.
+  bool symmetry = true;
+};
+
+PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOptions& options = {});
 
 }  // namespace plansim

@@ -133,7 +133,8 @@ TEST_CASE("seed overlap: 1000 ms compute + 200 ms comm = 1200 ms serial, 1000 ms
     for (bool overlap : {false, true}) {
       CompiledPlan plan;
       plan.world = 2;
-      plan.groups.push_back(Group{Dim::dp, {0, 1}});
+      plan.groups.push_back(Group{Dim::dp, {0, 1}, 2});
+      plan.program_of_rank = {0, 1};
       plan.costs.push_back(ComputeCost{"chunk", {OpCost{"e", OpClass::elementwise, 0, 1000.0 / k * bytes_per_ms}}, 0});
       plan.peak_in_flight = {1};
       for (uint32_t r = 0; r < 2; ++r) {
