@@ -73,4 +73,8 @@ TEST_CASE("seed scenarios reproduce the notes' qualitative claims", "[golden][se
   CHECK(dp.exposed_comm_s[static_cast<size_t>(Dim::dp)] > 4.9);
   CHECK(dp.exposed_comm_s[static_cast<size_t>(Dim::dp)] < 5.6 * 1.1);
   CHECK(dp.oom);
+  // Global batch 64 on 128 GPUs (one sequence per DP rank): efficiency below 20 %.
+  Report small = run("seed-small-batch");
+  CHECK(small.mfu < 0.2);
+  CHECK(small.exposed_comm_s[static_cast<size_t>(Dim::dp)] / small.iteration.seconds() > 0.5);
 }
