@@ -92,3 +92,12 @@ TEST_CASE("ZB-H2 trades memory for a smaller bubble than ZB-H1", "[sched]") {
   CHECK(h2.peak_awaiting_b[0] > h1.peak_awaiting_b[0]);
   CHECK(h2.peak_awaiting_b[0] <= 2 * 4 - 1);
 }
+
+TEST_CASE("interleaved keeps p·v + p − 1 chunk activations on stage 0 (Korthikanti's 1 + (p−1)/(p·v))", "[sched]") {
+  // Megatron's warm-up of (p−1)·2 + (v−1)·p forwards plus the steady-state one: in units of a
+  // stage's activations that is p·(1 + (p−1)/(p·v)).
+  for (auto [p, v] : {std::pair{8, 2}, std::pair{4, 3}, std::pair{4, 2}}) {
+    ScheduleTiming t = run("interleaved", p, 4 * p, v, OpDurations{1.0 / v, 2.0 / v, 0, 0});
+    CHECK(t.peak_in_flight[0] == p * v + p - 1);
+  }
+}
