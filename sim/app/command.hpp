@@ -28,6 +28,7 @@ void write_output(const std::string& path, const std::string& text);
 
 // Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
 Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
+Command add_collective_command(CLI::App& app);  // cmd_collective.cpp
 Command add_run_command(CLI::App& app);   // cmd_run.cpp
 
 }  // namespace plansim::app

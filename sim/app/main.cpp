@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {
       // add_<name>_command(app), one per subcommand file
       add_topo_command(app),
+      add_collective_command(app),
       add_run_command(app),
   };
 

@@ -58,6 +58,8 @@ class ChainAlgorithm final : public CollectiveAlgorithm {
     }
     f.bytes = ctx.bytes;
     f.latency = hop * (n - 1);
+    f.pipeline_steps = n - 1;
+    f.step_bytes = ctx.bytes;
     PlannedPhase ph;
     ph.flows.push_back(std::move(f));
     if (ctx.op == CollOp::reduce) ph.reduce_bytes_per_gpu = ctx.bytes;

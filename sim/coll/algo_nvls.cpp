@@ -72,6 +72,8 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
         for (LinkId l : f.links) f.latency += ctx.topo->link(l).latency;
         f.bytes = share;
         f.in_switch = true;
+        f.pipeline_steps = 2;  // up to the switch, back down
+        f.step_bytes = share / static_cast<double>(ctx.n());
         ph.flows.push_back(std::move(f));
       }
     plan.phases.push_back(std::move(ph));

@@ -1,6 +1,10 @@
 // Ring (NCCL's default for bandwidth): all-reduce = reduce-scatter + all-gather over a ring, 2(n-1)
-// steps, each rank sending 2(n-1)/n of the buffer. Several channels run the same ring concurrently,
-// each carrying 1/channels of the data; each channel is one pipelined flow over all n hops.
+// steps, each rank sending 2(n-1)/n of the buffer. Each channel is one pipelined flow over all n hops.
+// Across servers NCCL builds its channels' rings so that they leave each server through different
+// GPUs (hence different NICs): with L ranks per server there are L ring orders, order k visiting each
+// server's ranks rotated by k, each carrying 1/L of the data (one server: the ranks in order).
+#include <algorithm>
+
 #include "sim/coll/algorithm.hpp"
 
 namespace plansim {
@@ -16,17 +20,38 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     return op == CollOp::all_reduce || op == CollOp::all_gather || op == CollOp::reduce_scatter;
   }
 
-  ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
-    ChunkSchedule s{g.n, g.n, g.n, {}};
-    std::vector<int> p;
-    std::vector<std::vector<int>> groups;
-    for (int i = 0; i < g.n; ++i) {
-      p.push_back(i);
-      groups.push_back({i});
+  // The ring orders (rank lists) the channels use.
+  static std::vector<std::vector<int>> orders(const GroupShape& g) {
+    const auto hosts = g.uniform_hosts();
+    std::vector<std::vector<int>> out;
+    if (hosts.size() <= 1) {
+      out.emplace_back();
+      for (int i = 0; i < g.n; ++i) out.back().push_back(i);
+      return out;
     }
-    size_t next = 0;
-    if (op != CollOp::all_gather) next = ring_reduce_scatter(s, next, p, groups);
-    if (op != CollOp::reduce_scatter) ring_all_gather(s, next, p, groups);
+    const size_t L = hosts.front().size();
+    for (size_t k = 0; k < L; ++k) {
+      out.emplace_back();
+      for (const auto& h : hosts)
+        for (size_t i = 0; i < L; ++i) out.back().push_back(h[(i + k) % L]);
+    }
+    return out;
+  }
+
+  ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
+    const auto ord = orders(g);
+    const int K = static_cast<int>(ord.size());
+    // Order k handles chunks k*n .. k*n+n-1; in it, chunk k*n+r is owned by rank r (so chunk c's
+    // owner is c mod n: fine for all-reduce; reduce-scatter/all-gather use ownership c / K... see below).
+    ChunkSchedule s{g.n, g.n, g.n * K, {}};
+    for (int k = 0; k < K; ++k) {
+      std::vector<std::vector<int>> groups;
+      // The reference executor's ownership: chunk c belongs to rank c / K; give rank r chunk r*K + k.
+      for (int r : ord[static_cast<size_t>(k)]) groups.push_back({r * K + k});
+      size_t next = 0;
+      if (op != CollOp::all_gather) next = ring_reduce_scatter(s, 0, ord[static_cast<size_t>(k)], groups);
+      if (op != CollOp::reduce_scatter) ring_all_gather(s, next, ord[static_cast<size_t>(k)], groups);
+    }
     return s;
   }
 
@@ -38,13 +63,21 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     const int steps = (twice ? 2 : 1) * (n - 1);
     const double per_hop = static_cast<double>(steps) / n;  // fraction of S crossing each hop
     PlannedPhase ph;
-    for (int c = 0; c < ctx.channels; ++c)
-      ph.flows.push_back(ring_flow(*ctx.topo, ctx.ranks, ctx.bytes * (per_hop / ctx.channels), steps));
+    const auto ord = orders(ctx.shape());
+    const int K = static_cast<int>(ord.size());
+    const int per_order = std::max(1, (ctx.channels + K - 1) / K);
+    for (const auto& o : ord) {
+      std::vector<GpuId> ring;
+      for (int r : o) ring.push_back(ctx.ranks[static_cast<size_t>(r)]);
+      for (int c = 0; c < per_order; ++c)
+        ph.flows.push_back(ring_flow(*ctx.topo, ring, ctx.bytes * (per_hop / (K * per_order)), steps));
+    }
     if (ctx.op != CollOp::all_gather) ph.reduce_bytes_per_gpu = ctx.bytes * (static_cast<double>(n - 1) / n);
     plan.phases.push_back(std::move(ph));
     const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
     plan.steps_inter = (twice ? 2 : 1) * (nodes - 1);
     plan.steps_intra = steps - plan.steps_inter;
+    plan.ring_plateau = twice && nodes > 1;
     return plan;
   }
 };

@@ -103,6 +103,8 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
       const int maxd = *std::max_element(dep.begin(), dep.end());
       f.bytes = per_tree;
       f.latency = hop * ((ar ? 2 : 1) * maxd);
+      f.pipeline_steps = std::max(1, (ar ? 2 : 1) * maxd);
+      f.step_bytes = per_tree;
       ph.flows.push_back(std::move(f));
     }
     if (ctx.op != CollOp::broadcast)

@@ -46,8 +46,8 @@ void start_phase(const std::shared_ptr<Run>& run) {
       continue;
     }
     for (const PlannedFlow& f : ph.flows) {
-      const double eff = flow_efficiency(*run->params, run->protocol, run->net->topology(), f);
-      run->net->start(f.links, f.bytes / eff, f.latency, [run] { finish_one(run); });
+      run->net->start(f.links, wire_bytes(*run->params, run->protocol, run->net->topology(), f), f.latency,
+                      [run] { finish_one(run); });
     }
     if (reduce > Time::zero()) sim.after(reduce, [run] { finish_one(run); });
     return;

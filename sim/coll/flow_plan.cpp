@@ -78,8 +78,9 @@ std::vector<double> schedule_link_bytes(const ChunkSchedule& s, const Topology& 
   for (const auto& st : s.steps)
     for (const auto& x : st.xfers) {
       PLANSIM_ASSERT(x.src < s.num_ranks && x.dst < s.num_ranks, "switch participants need their own accounting");
-      for (LinkId l : topo.route(ranks[static_cast<size_t>(x.src)], ranks[static_cast<size_t>(x.dst)]))
-        out[l.index()] += chunk;
+      std::vector<LinkId> r;
+      append_route(topo, ranks[static_cast<size_t>(x.src)], ranks[static_cast<size_t>(x.dst)], r);
+      for (LinkId l : r) out[l.index()] += chunk;
     }
   return out;
 }

@@ -19,6 +19,11 @@ struct PlannedFlow {
   Bytes bytes;                // payload moved by the flow (each listed link carries all of it)
   Time latency;               // route latency paid before the flow moves (hops × steps of the pipeline)
   bool in_switch = false;     // NVLS traffic (its efficiency is the NVLS one, not the link one)
+  // Pipelining: the flow is a pipeline of `pipeline_steps` stages, each moving `step_bytes` of data
+  // (before NCCL cuts it into chunks). The NCCL model charges the pipeline fill as (stages - 1) chunks
+  // of min(chunk, step_bytes) moved at the flow's rate (nccl_model.hpp). 1 = not pipelined.
+  int pipeline_steps = 1;
+  Bytes step_bytes;
 };
 
 struct PlannedPhase {
@@ -30,6 +35,7 @@ struct FlowPlan {
   std::vector<PlannedPhase> phases;
   int steps_intra = 0;  // algorithm steps inside a server (NCCL's per-step hardware latency)
   int steps_inter = 0;  // algorithm steps crossing servers
+  bool ring_plateau = false;  // a multi-server ring all-reduce (NCCL's "plateau effect", nccl_model.hpp)
 
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;

@@ -34,6 +34,9 @@ NcclModelParams NcclModelParams::ideal() {
   m.protocol_efficiency = {1.0, 1.0, 1.0};
   m.nvlink_efficiency = m.pcie_efficiency = m.network_efficiency = m.other_efficiency = m.nvls_efficiency = 1.0;
   m.channels = 1;
+  m.pipeline_chunk_bytes = {0.0, 0.0, 0.0};
+  m.extra_latency_us = 0.0;
+  m.ring_plateau_factor = 1.0;
   return m;
 }
 
@@ -48,7 +51,9 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
   for (GpuId g : ranks) {
     auto [it, fresh] = first.emplace(topo.host_of(g), g);
     if (fresh) continue;
-    for (LinkId l : topo.route(it->second, g))
+    std::vector<LinkId> r;
+    append_route(topo, it->second, g, r);
+    for (LinkId l : r)
       if (topo.link(l).kind == LinkKind::nvlink) return HwKind::nvlink;
     return HwKind::pci;
   }
@@ -58,9 +63,11 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra) {
   if (plan.phases.empty()) return Time::zero();
   const auto ci = static_cast<size_t>(c), pi = static_cast<size_t>(p);
-  const double us = std::max(0.0, m.base_latency_us[ci][pi]) +
-                    plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
-                    plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  double us = std::max(0.0, m.base_latency_us[ci][pi]) +
+              plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
+              plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
+  us += m.extra_latency_us;
   return Time::us(us);
 }
 
@@ -83,6 +90,12 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
   return link_eff * m.protocol_efficiency[static_cast<size_t>(p)];
 }
 
+Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
+  const double chunk = std::min(m.pipeline_chunk_bytes[static_cast<size_t>(p)], f.step_bytes.value());
+  const double fill = f.pipeline_steps > 1 ? (f.pipeline_steps - 1) * std::max(0.0, chunk) : 0.0;
+  return Bytes((f.bytes.value() + fill) / flow_efficiency(m, p, topo, f));
+}
+
 Time reduction_time(const Topology& topo, Bytes reduced) {
   const Rate hbm = topo.gpu_spec().hbm_bandwidth;
   if (reduced.value() <= 0 || hbm.value() <= 0) return Time::zero();
@@ -97,7 +110,7 @@ Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const Fl
     load.clear();
     Time lat = Time::zero();
     for (const auto& f : ph.flows) {
-      const double wire = f.bytes.value() / flow_efficiency(m, p, topo, f);
+      const double wire = wire_bytes(m, p, topo, f).value();
       for (LinkId l : f.links) load[l.value] += wire;
       lat = std::max(lat, f.latency);
     }

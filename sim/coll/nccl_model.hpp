@@ -5,8 +5,12 @@
 // FlowPlan, where every flow's bytes are inflated by 1 / efficiency:
 //   * latency = base[class][proto] + steps_intra · hw[intra kind][class][proto] + steps_inter · hw[net][class][proto]
 //     (NCCL src/graph/tuning.cc: baseLat, hwLat, "latencies += nsteps·lat"; a ring all-reduce has
-//     2(n-1) steps). This per-step latency is also how the pipeline fill of chunked large messages
-//     shows: each step of the pipeline costs one chunk's hop latency before the channel streams.
+//     2(n-1) steps), plus extra_latency_us per call (launch/benchmark overhead, calibration).
+//   * pipeline fill: NCCL cuts each channel's data into chunks that flow through the algorithm's
+//     stages (2(n-1) for a ring all-reduce); before the last stage streams, (stages - 1) chunks of
+//     min(chunk, bytes per stage) must cross, so each flow carries that much more at its own rate
+//     (PlannedFlow::pipeline_steps/step_bytes, pipeline_chunk_bytes per protocol). Small messages pay
+//     ~(stages-1)/stages of their size again; large ones a constant (stages-1)·chunk.
 //   * efficiency = protocol efficiency × link efficiency of the flow's bottleneck link kind
 //     (LL moves 8-byte lines holding 4 bytes of data and NCCL models ring LL at 1/4 of busBw; LL128
 //     120 of 128 bytes, modelled at 0.92 as tuning.cc does; Simple 1.0), and NCCL reaching ~80% of
@@ -51,6 +55,14 @@ struct NcclModelParams {
   double other_efficiency = 1.0;
   double nvls_efficiency = 0.61;     // 275 / 450 GB/s algbw of NVLS all-reduce on 8 H100 (issue 212)
   int channels = 2;                  // flows per ring/hierarchical stage (same total bandwidth)
+  // Pipeline chunk per protocol: NCCL's Simple ring moves 2 MiB chunks per channel (buffSize 4 MiB /
+  // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
+  // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
+  PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  // tuning.cc ncclTopoGetAlgoTime: a multi-node Ring/Simple all-reduce has its latency x1.9
+  // ("Plateau effect of ring").
+  double ring_plateau_factor = 1.9;
+  double extra_latency_us = 0.0;     // per call: host launch / benchmark timing overhead (calibration)
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
   static NcclModelParams ideal();
@@ -64,6 +76,8 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
 // Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+// Bytes the flow network moves for `f`: (payload + pipeline fill) / efficiency.
+Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 
 // Predicted time of `plan` alone on the network (no other traffic): latency + per phase the longest
 // of (max flow latency + the most loaded link's wire bytes / bandwidth) and the HBM reduction time.

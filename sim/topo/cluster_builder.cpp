@@ -1,3 +1,5 @@
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,11 +121,6 @@ void add_fabric(TopologyBuilder& b, const ClusterSpec& spec, const std::vector<s
                      f.latency);
 }
 
-size_t find_root(std::vector<size_t>& parent, size_t x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
-  return x;
-}
-
 }  // namespace
 
 Topology build_cluster(const ClusterSpec& spec) {
@@ -169,12 +166,14 @@ Topology build_cluster(const ClusterSpec& spec) {
   }
 
   // Every GPU must reach every other (undirected connectivity; directions are symmetric by construction).
-  std::vector<size_t> parent(b.num_nodes());
-  std::iota(parent.begin(), parent.end(), size_t{0});
-  for (const Link& l : b.links()) parent[find_root(parent, l.src.index())] = find_root(parent, l.dst.index());
+  using Undirected = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  Undirected graph(b.num_nodes());
+  for (const Link& l : b.links()) boost::add_edge(l.src.index(), l.dst.index(), graph);
+  std::vector<size_t> component(b.num_nodes());
+  boost::connected_components(graph, component.data());
   const auto& gpus = b.gpu_nodes();
   for (NodeId g : gpus)
-    if (find_root(parent, g.index()) != find_root(parent, gpus.front().index()))
+    if (component[g.index()] != component[gpus.front().index()])
       throw ConfigError(spec.fabric.pos,
                         fmt::format("{} cannot reach {}: {} servers need a fabric (fabric.kind single_switch, fat_tree or "
                                     "rail_optimized, with NICs) or NVLink domains spanning them",

@@ -1,5 +1,5 @@
 #pragma once
-// Maximum flow (Dinic) over a Topology's directed links, capacities = link bandwidths.
+// Maximum flow (Boost.Graph push-relabel) over a Topology's directed links, capacities = link bandwidths.
 #include <vector>
 
 #include "sim/core/units.hpp"

@@ -64,12 +64,44 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
     if (is >= 0 && id >= 0 && is != id) hierarchical_ = false;  // a cable between two servers: plain BFS
   }
   dist_.assign(n, -1);
+  table_of_.assign(n, nullptr);
+  to_nic_.resize(n);
+  from_nic_.resize(n);
+  // Fabric CSR.
+  const auto num_fabric = static_cast<size_t>(fabric_count);
+  fabric_node_.resize(num_fabric);
+  for (size_t v = 0; v < n; ++v)
+    if (fabric_index_[v] >= 0) fabric_node_[static_cast<size_t>(fabric_index_[v])] = static_cast<uint32_t>(v);
+  fab_out_start_.assign(num_fabric + 1, 0);
+  fab_in_start_.assign(num_fabric + 1, 0);
+  auto fi = [&](NodeId x) { return static_cast<size_t>(fabric_index_[x.index()]); };
+  for (const Link& l : links)
+    if (is_fabric(l.src) && is_fabric(l.dst)) {
+      ++fab_out_start_[fi(l.src) + 1];
+      ++fab_in_start_[fi(l.dst) + 1];
+    }
+  for (size_t f = 0; f < num_fabric; ++f) {
+    fab_out_start_[f + 1] += fab_out_start_[f];
+    fab_in_start_[f + 1] += fab_in_start_[f];
+  }
+  fab_out_.resize(fab_out_start_.back());
+  fab_in_.resize(fab_in_start_.back());
+  std::vector<uint32_t> out_fill(fab_out_start_.begin(), fab_out_start_.end() - 1);
+  std::vector<uint32_t> in_fill(fab_in_start_.begin(), fab_in_start_.end() - 1);
+  for (const Link& l : links)  // in link-id order, so walks see links in id order
+    if (is_fabric(l.src) && is_fabric(l.dst)) {
+      fab_out_[out_fill[fi(l.src)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.dst))};
+      fab_in_[in_fill[fi(l.dst)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.src))};
+    }
 }
 
-bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const {
+
+bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
+                      bool nvlink_only) const {
   // Reverse BFS from b until a is labelled: every node one layer closer than a is labelled by then,
   // so the forward walk sees all equal-cost choices.
   auto allowed = [&](uint32_t u) { return filter == kAnywhere || island_[u] == filter; };
+  auto usable = [&](LinkId l) { return !nvlink_only || links_[l.index()].kind == LinkKind::nvlink; };
   queue_.assign(1, b.value);
   dist_[b.index()] = 0;
   touched_.push_back(b.value);
@@ -78,7 +110,7 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
     const uint32_t v = queue_[head];
     for (LinkId l : in_[v]) {
       const uint32_t u = links_[l.index()].src.value;
-      if (dist_[u] >= 0 || !allowed(u)) continue;
+      if (dist_[u] >= 0 || !allowed(u) || !usable(l)) continue;
       dist_[u] = dist_[v] + 1;
       touched_.push_back(u);
       queue_.push_back(u);
@@ -90,11 +122,11 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
     while (cur != b) {
       const int32_t want = dist_[cur.index()] - 1;
       size_t count = 0;
-      for (LinkId l : out_[cur.index()]) if (dist_[links_[l.index()].dst.index()] == want) ++count;
+      for (LinkId l : out_[cur.index()]) if (usable(l) && dist_[links_[l.index()].dst.index()] == want) ++count;
       PLANSIM_ASSERT(count > 0, "BFS labelling left a node without a next hop");
       size_t pick = ecmp(key, path.size(), count);
       for (LinkId l : out_[cur.index()]) {
-        if (dist_[links_[l.index()].dst.index()] != want) continue;
+        if (!usable(l) || dist_[links_[l.index()].dst.index()] != want) continue;
         if (pick-- == 0) {
           path.push_back(l);
           cur = links_[l.index()].dst;
@@ -139,6 +171,7 @@ NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
 }
 
 const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
+  if (const auto* known = table_of_[dest.index()]) return *known;
   std::vector<uint32_t> seeds;
   if (is_fabric(dest)) {
     seeds.push_back(dest.value);
@@ -149,65 +182,115 @@ const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
     seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
   }
   auto it = tables_.find(seeds);
-  if (it != tables_.end()) return it->second;
+  if (it != tables_.end()) {
+    table_of_[dest.index()] = &it->second;
+    return it->second;
+  }
   // Multi-source reverse BFS over fabric nodes: table[fabric index] = hops to the nearest seed.
-  size_t fabric_count = 0;
-  for (int32_t f : fabric_index_)
-    if (f >= 0) ++fabric_count;
-  std::vector<int32_t> table(fabric_count, -1);
+  std::vector<int32_t> table(fabric_node_.size(), -1);
   std::vector<uint32_t> queue;
-  for (uint32_t s : seeds) {
-    table[static_cast<size_t>(fabric_index_[s])] = 0;
-    queue.push_back(s);
+  for (uint32_t sd : seeds) {
+    const auto f = static_cast<uint32_t>(fabric_index_[sd]);
+    table[f] = 0;
+    queue.push_back(f);
   }
   for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t v = queue[head];
-    const int32_t dv = table[static_cast<size_t>(fabric_index_[v])];
-    for (LinkId l : in_[v]) {
-      const uint32_t u = links_[l.index()].src.value;
-      if (fabric_index_[u] < 0 || table[static_cast<size_t>(fabric_index_[u])] >= 0) continue;
-      table[static_cast<size_t>(fabric_index_[u])] = dv + 1;
+    const uint32_t f = queue[head];
+    for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
+      const uint32_t u = fab_in_[i].other;
+      if (table[u] >= 0) continue;
+      table[u] = table[f] + 1;
       queue.push_back(u);
     }
   }
-  return tables_.emplace(std::move(seeds), std::move(table)).first->second;
+  const auto& stored = tables_.emplace(std::move(seeds), std::move(table)).first->second;
+  table_of_[dest.index()] = &stored;
+  return stored;
+}
+
+bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const {
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  std::vector<LinkId>* slot = nullptr;  // a per-GPU slot for GPU <-> affine NIC segments
+  if (nodes_[a.index()].nic == b) slot = &to_nic_[a.index()];
+  else if (nodes_[b.index()].nic == a) slot = &from_nic_[b.index()];
+  if (slot && !slot->empty()) {
+    path.insert(path.end(), slot->begin(), slot->end());
+    return true;
+  }
+  auto it = slot ? segments_.end() : segments_.find(key);
+  if (it == segments_.end()) {
+    std::vector<LinkId> seg;
+    if (!bfs_path(a, b, isl, key, seg)) return false;
+    if (slot) {
+      *slot = std::move(seg);
+      path.insert(path.end(), slot->begin(), slot->end());
+      return true;
+    }
+    it = segments_.emplace(key, std::move(seg)).first;
+  }
+  path.insert(path.end(), it->second.begin(), it->second.end());
+  return true;
 }
 
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
   const std::vector<int32_t>& table = fabric_table(pb);
-  auto dist = [&](NodeId x) { return fabric_index_[x.index()] < 0 ? -1 : table[static_cast<size_t>(fabric_index_[x.index()])]; };
   size_t hop = hop0;
-  // Takes, by ECMP, one of cur's out links whose head satisfies `ok`; false if there is none.
-  auto take = [&](NodeId& cur, auto ok) {
+  uint32_t cur;  // fabric index
+  if (!is_fabric(pa)) {
+    // Leave the island through the switch (of those pa is cabled to) nearest pb; ECMP among equals.
+    int32_t best = std::numeric_limits<int32_t>::max();
     size_t count = 0;
-    for (LinkId l : out_[cur.index()]) if (ok(links_[l.index()].dst)) ++count;
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      if (f < 0 || table[static_cast<size_t>(f)] < 0) continue;
+      const int32_t d = table[static_cast<size_t>(f)];
+      if (d < best) {
+        best = d;
+        count = 0;
+      }
+      if (d == best) ++count;
+    }
     if (count == 0) return false;
     size_t pick = ecmp(key, hop++, count);
-    for (LinkId l : out_[cur.index()]) {
-      if (!ok(links_[l.index()].dst)) continue;
-      if (pick-- == 0) {
-        path.push_back(l);
-        cur = links_[l.index()].dst;
+    LinkId chosen;
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      if (f >= 0 && table[static_cast<size_t>(f)] == best && pick-- == 0) {
+        chosen = l;
         break;
       }
     }
-    return true;
-  };
-  NodeId cur = pa;
-  if (!is_fabric(pa)) {  // leave the island through the switch (of those pa is cabled to) nearest pb
-    int32_t best = std::numeric_limits<int32_t>::max();
-    for (LinkId l : out_[pa.index()]) {
-      const int32_t d = dist(links_[l.index()].dst);
-      if (d >= 0) best = std::min(best, d);
-    }
-    if (best == std::numeric_limits<int32_t>::max() || !take(cur, [&](NodeId y) { return dist(y) == best; }))
-      return false;
+    path.push_back(chosen);
+    cur = static_cast<uint32_t>(fabric_index_[links_[chosen.index()].dst.index()]);
+  } else {
+    cur = static_cast<uint32_t>(fabric_index_[pa.index()]);
   }
   for (;;) {
-    const int32_t d = dist(cur);
+    const int32_t d = table[cur];
     if (d < 0) return false;
-    if (d == 0) return cur == pb || take(cur, [&](NodeId y) { return y == pb; });
-    if (!take(cur, [&](NodeId y) { return dist(y) == d - 1; })) return false;
+    if (d == 0) {
+      const NodeId at(fabric_node_[cur]);
+      if (at == pb) return true;
+      size_t count = 0;  // the cable(s) from this switch into pb
+      for (LinkId l : out_[at.index()]) count += links_[l.index()].dst == pb ? 1u : 0u;
+      if (count == 0) return false;
+      size_t pick = ecmp(key, hop++, count);
+      for (LinkId l : out_[at.index()])
+        if (links_[l.index()].dst == pb && pick-- == 0) {
+          path.push_back(l);
+          return true;
+        }
+    }
+    size_t count = 0;
+    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i) count += table[fab_out_[i].other] == d - 1 ? 1u : 0u;
+    if (count == 0) return false;
+    size_t pick = ecmp(key, hop++, count);
+    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
+      if (table[fab_out_[i].other] == d - 1 && pick-- == 0) {
+        path.push_back(LinkId(fab_out_[i].link));
+        cur = fab_out_[i].other;
+        break;
+      }
   }
 }
 
@@ -216,6 +299,8 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
   std::vector<LinkId> path;
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
+    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return path;
+    path.clear();
     if (bfs_path(a, b, ia, key, path)) return path;
   } else if (hierarchical_) {
     auto port_of = [&](NodeId n, bool forward) {
@@ -226,9 +311,10 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
     const NodeId pa = ia >= 0 ? port_of(a, true) : a;
     const NodeId pb = ib >= 0 ? port_of(b, false) : b;
     if (pa.valid() && pb.valid()) {
-      bool ok = pa == a || bfs_path(a, pa, ia, key, path);
+      path.reserve(16);
+      bool ok = pa == a || island_segment(a, pa, ia, path);
       ok = ok && fabric_path(pa, pb, key, static_cast<uint32_t>(path.size()), path);
-      ok = ok && (pb == b || bfs_path(pb, b, ib, key, path));
+      ok = ok && (pb == b || island_segment(pb, b, ib, path));
       if (ok) return path;
     }
     path.clear();

@@ -4,17 +4,20 @@
 // The graph splits into *islands* (servers, or multi-server NVLink domains: the connected components
 // of NVLink/PCIe links) and the *fabric* (switches joined by network links). A route between two nodes
 // of one island stays inside it (what NCCL does: peers of one server talk over NVLink/PCIe); its BFS
-// touches only that island. A route between islands is   source -> exit port   (the source GPU's
+// touches only that island, and takes an NVLink-only path when one exists (NCCL's P2P prefers NVLink
+// over PCIe even when a PCIe path has as few hops). A route between islands is   source -> exit port   (the source GPU's
 // affine NIC, else the nearest NIC),  port -> fabric -> port  (shortest over fabric switches only),
 // entry port -> destination. Fabric distances are BFS tables per *destination attachment* (the set of
 // switches that feed the destination port, e.g. its leaf), built lazily and shared by every port on the
 // same leaf: a 16k-GPU fat-tree needs one table per leaf, each the size of the switch set.
-// Among equal-cost next hops the choice is a hash of (source, destination, hop), like ECMP.
+// Among equal-cost next hops the choice is a hash of (source, destination, hop), like ECMP; the segments
+// inside the end islands (GPU <-> NIC) hash their own endpoints, so they are cached per (GPU, NIC).
 // Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/core/ids.hpp"
@@ -35,11 +38,15 @@ class Router {
  private:
   using Filter = int;  // island to stay in, or kAnywhere
   static constexpr int kAnywhere = -2;
-  // Fewest-hop path a -> b through nodes whose island is `filter` (or anywhere), ECMP by `key`.
-  bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path) const;
+  // Fewest-hop path a -> b through nodes whose island is `filter` (or anywhere), ECMP by `key`;
+  // with nvlink_only, over NVLink links alone.
+  bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
+                bool nvlink_only = false) const;
   // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
   NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
   [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;
+  // The island-internal path a -> b (e.g. GPU -> its NIC), cached: its ECMP choices hash (a, b) only.
+  bool island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const;
   bool fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const;
   [[nodiscard]] bool is_fabric(NodeId n) const { return island_[n.index()] < 0; }
 
@@ -50,10 +57,22 @@ class Router {
   std::vector<int> island_;        // -1: fabric
   std::vector<uint8_t> is_port_;   // an island node with a link to or from the fabric
   std::vector<int32_t> fabric_index_;  // dense index of fabric nodes, -1 otherwise
+  // The fabric-to-fabric links as compact adjacency (CSR) over fabric indices, for the table BFS and walks.
+  struct FabricArc {
+    uint32_t link;
+    uint32_t other;  // fabric index of the far end
+  };
+  std::vector<uint32_t> fabric_node_;  // fabric index -> node index
+  std::vector<uint32_t> fab_out_start_, fab_in_start_;
+  std::vector<FabricArc> fab_out_, fab_in_;
   int num_islands_ = 0;
   bool hierarchical_ = true;
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
   mutable std::map<std::vector<uint32_t>, std::vector<int32_t>> tables_;
+  mutable std::vector<const std::vector<int32_t>*> table_of_;  // per destination node, once looked up
+  mutable std::unordered_map<uint64_t, std::vector<LinkId>> segments_;
+  // The common segments, per GPU node: GPU -> its affine NIC, and that NIC -> the GPU.
+  mutable std::vector<std::vector<LinkId>> to_nic_, from_nic_;
   // Scratch for BFS: distances reset after each query.
   mutable std::vector<int32_t> dist_;
   mutable std::vector<uint32_t> touched_;

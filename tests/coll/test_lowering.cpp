@@ -71,3 +71,26 @@ TEST_CASE("lowering: the flow network carries the plan's bytes (ring all-reduce 
     CHECK(net.link_stats(up).bytes.value() == Approx(17.5e9));
   }
 }
+
+TEST_CASE("lowering: every algorithm's run credits exactly the plan's bytes to each link (ideal model)", "[coll]") {
+  const AlgorithmRegistry reg = make_default_registry();
+  const Topology topo = test::cluster_topology(2, 4, true);
+  const NcclModelParams m = NcclModelParams::ideal();
+  for (const auto& algo : reg.all())
+    for (CollOp op : kOps) {
+      const int g = op == CollOp::send_recv ? 2 : 4;  // nvls needs one switch: the first server's 4 GPUs
+      const auto ranks = test::first_gpus(g);
+      if (!algo->applicable(op, topo, ranks)) continue;
+      INFO(algo->name() << " " << to_string(op));
+      Simulation sim;
+      FlowNetwork net(sim, topo);
+      CollectiveRunner runner(net, m);
+      bool done = false;
+      runner.start({op, ranks, MB(8), 1, std::string(algo->name())}, [&](const CollectiveResult&) { done = true; });
+      sim.run();
+      REQUIRE(done);
+      LoweringContext ctx{&topo, op, ranks, MB(8), 1, m.channels};
+      const auto want = algo->lower(ctx).link_bytes(topo.links().size());
+      for (size_t l = 0; l < want.size(); ++l) CHECK(net.link_stats(LinkId::from(l)).bytes.value() == Approx(want[l]).margin(1));
+    }
+}

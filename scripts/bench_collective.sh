@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Collective benchmarks (README "## Benchmarks"): wall time and peak RSS, median of N runs.
+#   1 GiB ring all-reduce over 4,096 GPUs: one flat ring, 50 GB/s links, 500 ns (topologies/bench/flat-4096.yaml)
+#   1 GiB hierarchical all-reduce over 16,384 GPUs on a fat-tree (hgx-h200 with 2,048 servers)
+# Usage: scripts/bench_collective.sh [BUILD_DIR] [RUNS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+runs=${2:-5}
+plansim=$build/plansim
+bench() {
+  local label=$1; shift
+  local walls=() rss=()
+  for _ in $(seq "$runs"); do
+    out=$( { /usr/bin/time -v "$plansim" "$@" >/dev/null; } 2>&1 )
+    w=$(grep 'Elapsed (wall clock)' <<<"$out" | awk '{print $NF}' | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+    r=$(grep 'Maximum resident set size' <<<"$out" | awk '{print $NF}')
+    walls+=("$w"); rss+=("$r")
+  done
+  mw=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  mr=$(printf '%s\n' "${rss[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%-58s median wall %6.2f s   median max RSS %6.1f MB   (%d runs)\n' "$label" "$mw" "$(echo "$mr / 1024" | bc -l)" "$runs"
+}
+bench "ring all-reduce 1 GiB, 4,096 GPUs (flat ring, 50 GB/s)" \
+  collective --topology "$here/topologies/bench/flat-4096.yaml" --gpus 4096 --algo ring -b 1G -e 1G
+bench "hierarchical all-reduce 1 GiB, 16,384 GPUs (fat-tree)" \
+  collective --topology "$here/topologies/hgx-h200.yaml" --nodes 2048 --algo hierarchical -b 1G -e 1G
+bench "auto all-reduce 1 GiB, 16,384 GPUs (fat-tree)" \
+  collective --topology "$here/topologies/hgx-h200.yaml" --nodes 2048 -b 1G -e 1G

@@ -1,0 +1,221 @@
+// `plansim collective`: nccl-tests on the simulator. Same flags (-b/-e/-f with K/M/G = powers of 1024),
+// same columns (size, count, type, redop, root, time, algbw, busbw) plus the algorithm and protocol
+// chosen per size; --compare runs a published table (validate/nccl/*.yaml) and prints the errors.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "sim/app/command.hpp"
+#include "sim/coll/collective_runner.hpp"
+#include "sim/coll/nccl_model.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/nccl_calibration.hpp"
+#include "sim/io/nccl_compare.hpp"
+#include "sim/io/topology_loader.hpp"
+#include "sim/net/flow_network.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct CollOptions {
+  std::string topology;
+  int nodes = 0;
+  std::string op = "all_reduce";
+  int gpus = 0;
+  std::string algo = "auto";
+  std::string proto = "auto";
+  std::string min_bytes = "8";
+  std::string max_bytes = "128M";
+  double factor = 2.0;
+  std::string dtype = "float";
+  std::string calibration;
+  std::string json;
+  std::string compare;
+};
+
+// nccl-tests' parsesize: a number with an optional K/M/G suffix meaning powers of 1024.
+Bytes parse_size(const std::string& flag, const std::string& text) {
+  const SourcePos pos{flag, 0, 0};
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw ConfigError(pos, fmt::format("'{}' is not a size (a number with an optional K, M or G suffix)", text));
+  }
+  std::string suffix = text.substr(used);
+  double mult = 1;
+  if (suffix == "K" || suffix == "k") mult = 1024.0;
+  else if (suffix == "M" || suffix == "m") mult = 1048576.0;
+  else if (suffix == "G" || suffix == "g") mult = 1073741824.0;
+  else if (!suffix.empty()) throw ConfigError(pos, fmt::format("'{}': unknown size suffix '{}' (K, M or G)", text, suffix));
+  if (v < 0) throw ConfigError(pos, "a size cannot be negative");
+  return Bytes(std::floor(v * mult));
+}
+
+int dtype_bytes(const std::string& t) {
+  if (t == "int8" || t == "uint8" || t == "char" || t == "fp8" || t == "f8e4m3" || t == "f8e5m2") return 1;
+  if (t == "half" || t == "float16" || t == "bfloat16" || t == "bf16" || t == "fp16") return 2;
+  if (t == "int32" || t == "uint32" || t == "int" || t == "float" || t == "float32") return 4;
+  if (t == "int64" || t == "uint64" || t == "double" || t == "float64") return 8;
+  throw ConfigError(SourcePos{"--dtype", 0, 0},
+                    fmt::format("unknown type '{}' (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16)", t));
+}
+
+CollOp parse_op(const std::string& flag, const std::string& s) {
+  if (auto op = coll_op_from_string(s)) return *op;
+  throw ConfigError(SourcePos{flag, 0, 0},
+                    fmt::format("unknown collective '{}' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, "
+                                "scatter, all_to_all, send_recv)", s));
+}
+
+bool rooted(CollOp op) {
+  return op == CollOp::broadcast || op == CollOp::reduce || op == CollOp::gather || op == CollOp::scatter;
+}
+bool reduces(CollOp op) {
+  return op == CollOp::all_reduce || op == CollOp::reduce || op == CollOp::reduce_scatter;
+}
+
+struct Row {
+  Bytes bytes;
+  Time time;
+  std::string algorithm;
+  std::string protocol;
+};
+
+Row simulate(const Topology& topo, const NcclModelParams& m, CollOp op, int gpus, Bytes bytes, const std::string& algo,
+             const std::string& proto) {
+  if (gpus < 1 || static_cast<size_t>(gpus) > topo.num_gpus())
+    throw ConfigError(SourcePos{"--gpus", 0, 0},
+                      fmt::format("{} GPUs asked, topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, m);
+  CollectiveCall call;
+  call.op = op;
+  for (int i = 0; i < (op == CollOp::send_recv ? 2 : gpus); ++i) call.ranks.push_back(GpuId::from(i));
+  if (op == CollOp::send_recv && gpus >= 2) call.ranks.back() = GpuId::from(gpus - 1);
+  call.bytes = bytes;
+  call.algorithm = algo;
+  call.protocol = proto;
+  Row row{bytes, Time::zero(), "", ""};
+  runner.start(call, [&](const CollectiveResult& r) {
+    row.time = r.end - r.start;
+    row.algorithm = r.algorithm;
+    row.protocol = r.protocol;
+  });
+  sim.run();
+  return row;
+}
+
+double algbw_GBps(const Row& r) { return r.time > Time::zero() ? r.bytes.value() / r.time.seconds() / 1e9 : 0.0; }
+
+NcclModelParams model_for(const std::string& calibration) {
+  return calibration.empty() ? NcclModelParams{} : io::load_nccl_calibration(calibration);
+}
+
+int run_sweep(const CollOptions& o) {
+  if (o.topology.empty()) throw ConfigError(SourcePos{"--topology", 0, 0}, "give --topology FILE (or --compare FILE)");
+  const CollOp op = parse_op("--op", o.op);
+  const int word = dtype_bytes(o.dtype);
+  const Bytes lo = parse_size("-b", o.min_bytes), hi = parse_size("-e", o.max_bytes);
+  if (!(o.factor > 1.0)) throw ConfigError(SourcePos{"-f", 0, 0}, "the size factor must be greater than 1");
+  const Topology topo = load_topology(o.topology, o.nodes > 0 ? std::optional<int>(o.nodes) : std::nullopt);
+  const int gpus = o.gpus > 0 ? o.gpus : static_cast<int>(topo.num_gpus());
+  const NcclModelParams m = model_for(o.calibration);
+  const int n = op == CollOp::send_recv ? 2 : gpus;
+  std::string text = fmt::format("# plansim collective: {} on {} GPU{} of {} (predicted; nccl-tests columns)\n", to_string(op),
+                                 n, n == 1 ? "" : "s", topo.name());
+  text += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>10} {:>8} {:>8}  {:<16} {}\n", "size", "count", "type", "redop",
+                      "root", "time", "algbw", "busbw", "algorithm", "protocol");
+  text += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
+                      "(GB/s)", "(GB/s)");
+  nlohmann::json rows = nlohmann::json::array();
+  for (double s = lo.value(); s <= hi.value(); s = std::floor(s * o.factor)) {
+    const Row r = simulate(topo, m, op, gpus, Bytes(s), o.algo, o.proto);
+    const double alg = algbw_GBps(r), bus = alg * busbw_factor(op, n);
+    const auto count = static_cast<long long>(s / word);
+    text += fmt::format("  {:>10.0f} {:>12} {:>8} {:>6} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<16} {}\n", s, count, o.dtype,
+                        reduces(op) ? "sum" : "none", rooted(op) ? 0 : -1, r.time.micros(), alg, bus, r.algorithm,
+                        r.protocol);
+    rows.push_back({{"bytes", s}, {"count", count}, {"type", o.dtype}, {"time_us", r.time.micros()}, {"algbw_GBps", alg},
+                    {"busbw_GBps", bus}, {"algorithm", r.algorithm}, {"protocol", r.protocol}});
+    if (s <= 0) break;
+  }
+  if (o.json != "-") write_output("-", text);
+  if (!o.json.empty()) write_output(o.json, nlohmann::json{{"op", to_string(op)}, {"gpus", n}, {"topology", topo.name()},
+                                                           {"rows", rows}}.dump(2) + "\n");
+  return kExitOk;
+}
+
+std::string human(Bytes b) {
+  const double v = b.value();
+  if (v >= 1073741824.0) return fmt::format("{:g} GiB", v / 1073741824.0);
+  if (v >= 1048576.0) return fmt::format("{:g} MiB", v / 1048576.0);
+  if (v >= 1024.0) return fmt::format("{:g} KiB", v / 1024.0);
+  return fmt::format("{:g} B", v);
+}
+
+int run_compare(const CollOptions& o) {
+  const auto tables = io::load_nccl_compare(o.compare);
+  std::string text;
+  double all_big = 0, all_small = 0;
+  int n_big = 0, n_small = 0;
+  for (const auto& t : tables) {
+    const CollOp op = parse_op(o.compare, t.op);
+    const Topology topo = load_topology(t.topology, t.nodes);
+    const NcclModelParams m = t.calibration ? io::load_nccl_calibration(*t.calibration) : model_for(o.calibration);
+    text += fmt::format("== {} ({} on {}{}; algo {}, proto {}{})\n", t.name, to_string(op), topo.name(),
+                        t.nodes ? fmt::format(", {} nodes", *t.nodes) : "", t.algo, t.proto,
+                        t.calibration ? ", calibration " + t.calibration->filename().string() : "");
+    text += fmt::format("  {:>10} {:>5} {:>12} {:>12} {:>8}  {}\n", "size", "GPUs", "predicted", "published", "error",
+                        "algorithm/protocol");
+    text += fmt::format("  {:>10} {:>5} {:>12} {:>12} {:>8}\n", "", "", "busbw GB/s", "busbw GB/s", "%");
+    double big = 0, small = 0;
+    int nb = 0, ns = 0;
+    for (const auto& row : t.rows) {
+      const Row r = simulate(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
+      const double bus = algbw_GBps(r) * busbw_factor(op, row.gpus);
+      const double err = row.busbw_GBps > 0 ? (bus - row.busbw_GBps) / row.busbw_GBps * 100.0 : 0.0;
+      text += fmt::format("  {:>10} {:>5} {:>12.2f} {:>12.2f} {:>+8.1f}  {}/{}\n", human(row.bytes), row.gpus, bus,
+                          row.busbw_GBps, err, r.algorithm, r.protocol);
+      if (row.busbw_GBps <= 0) continue;
+      if (row.bytes.value() >= 1048576.0) big += std::abs(err), ++nb;
+      else small += std::abs(err), ++ns;
+    }
+    auto mean = [](double s, int k) { return k ? fmt::format("{:.1f} % ({} rows)", s / k, k) : std::string("- (0 rows)"); };
+    text += fmt::format("  mean |error|: >= 1 MiB {}, < 1 MiB {}\n", mean(big, nb), mean(small, ns));
+    all_big += big, n_big += nb, all_small += small, n_small += ns;
+  }
+  auto mean = [](double s, int k) { return k ? fmt::format("{:.1f} %", s / k) : std::string("-"); };
+  text += fmt::format("overall mean |error| ({}): >= 1 MiB {} over {} rows, < 1 MiB {} over {} rows\n", o.compare,
+                      mean(all_big, n_big), n_big, mean(all_small, n_small), n_small);
+  write_output("-", text);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_collective_command(CLI::App& app) {
+  auto o = std::make_shared<CollOptions>();
+  CLI::App* sub = app.add_subcommand("collective", "nccl-tests on the simulator: time/algbw/busbw of a collective by size");
+  sub->add_option("--topology", o->topology, "topology YAML (see topologies/)");
+  sub->add_option("--nodes", o->nodes, "override the number of servers")->check(CLI::PositiveNumber);
+  sub->add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv");
+  sub->add_option("--gpus", o->gpus, "group size: the first N GPUs of the topology, host-major (default: all)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, halving_doubling, hierarchical, chain, direct, send_recv");
+  sub->add_option("--proto", o->proto, "auto, LL, LL128, Simple");
+  sub->add_option("-b,--minbytes", o->min_bytes, "smallest size (nccl-tests: K/M/G = powers of 1024)");
+  sub->add_option("-e,--maxbytes", o->max_bytes, "largest size");
+  sub->add_option("-f,--stepfactor", o->factor, "size multiplication factor between rows");
+  sub->add_option("--dtype,-d", o->dtype, "element type for the count column (float, half, bfloat16, double, int8, ...)");
+  sub->add_option("--calibration", o->calibration, "NCCL model calibration profile (validate/calibration/*.yaml)");
+  sub->add_option("--json", o->json, "also write the rows as JSON to FILE ('-' = stdout, replacing the table)");
+  sub->add_option("--compare", o->compare, "run a published nccl-tests table (validate/nccl/*.yaml) and print errors");
+  return {sub, [o] { return o->compare.empty() ? run_sweep(*o) : run_compare(*o); }};
+}
+
+}  // namespace plansim::app

@@ -1,0 +1,87 @@
+#include "sim/io/nccl_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/io/yaml_reader.hpp"
+
+namespace plansim::io {
+namespace {
+
+double fraction(MapReader& m, const std::string& key, double fallback) {
+  YAML::Node n = m.get(key);
+  if (!n) return fallback;
+  const double v = m.optional<double>(key, fallback);
+  if (!(v > 0.0 && v <= 1.0)) m.fail(n, fmt::format("'{}' must be an efficiency in (0, 1], got {}", key, v));
+  return v;
+}
+
+void read_per_proto(const YamlFile& f, const YAML::Node& n, const std::string& key, NcclModelParams::PerProto& out) {
+  if (!n.IsSequence() || n.size() != 3)
+    f.fail(n, fmt::format("'{}' must be a list of three latencies in us: [LL, LL128, Simple]", key));
+  for (size_t i = 0; i < 3; ++i) {
+    try {
+      out[i] = n[i].as<double>();
+    } catch (const YAML::Exception&) {
+      f.fail(n[i], fmt::format("'{}' entries must be numbers (microseconds), got '{}'", key, n[i].Scalar()));
+    }
+  }
+}
+
+void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& what, NcclModelParams::PerClass& out) {
+  MapReader m(f, n, what);
+  const char* names[] = {"ring", "tree", "nvls"};
+  for (size_t c = 0; c < 3; ++c)
+    if (YAML::Node v = m.get(names[c])) read_per_proto(f, v, names[c], out[c]);
+  m.finish();
+}
+
+NcclModelParams read(const YamlFile& f) {
+  NcclModelParams p;
+  MapReader top(f, f.root(), "a calibration profile");
+  (void)top.optional<std::string>("system", "");
+  (void)top.optional<std::string>("source", "");
+  if (YAML::Node e = top.get("efficiency")) {
+    MapReader m(f, e, "'efficiency'");
+    p.nvlink_efficiency = fraction(m, "nvlink", p.nvlink_efficiency);
+    p.pcie_efficiency = fraction(m, "pcie", p.pcie_efficiency);
+    p.network_efficiency = fraction(m, "network", p.network_efficiency);
+    p.other_efficiency = fraction(m, "other", p.other_efficiency);
+    p.nvls_efficiency = fraction(m, "nvls", p.nvls_efficiency);
+    m.finish();
+  }
+  if (YAML::Node e = top.get("protocol_efficiency")) {
+    MapReader m(f, e, "'protocol_efficiency'");
+    p.protocol_efficiency[0] = fraction(m, "LL", p.protocol_efficiency[0]);
+    p.protocol_efficiency[1] = fraction(m, "LL128", p.protocol_efficiency[1]);
+    p.protocol_efficiency[2] = fraction(m, "Simple", p.protocol_efficiency[2]);
+    m.finish();
+  }
+  p.channels = top.positive_int_or("channels", p.channels);
+  if (YAML::Node e = top.get("pipeline_chunk")) {
+    MapReader m(f, e, "'pipeline_chunk'");
+    const char* names[] = {"LL", "LL128", "Simple"};
+    for (size_t i = 0; i < 3; ++i)
+      p.pipeline_chunk_bytes[i] = m.bytes_or(names[i], Bytes(p.pipeline_chunk_bytes[i])).value();
+    m.finish();
+  }
+  if (YAML::Node e = top.get("extra_latency")) p.extra_latency_us = top.time("extra_latency").micros();
+  if (YAML::Node b = top.get("base_latency_us")) read_per_class(f, b, "'base_latency_us'", p.base_latency_us);
+  if (YAML::Node h = top.get("hw_latency_us")) {
+    MapReader m(f, h, "'hw_latency_us'");
+    const char* kinds[] = {"nvlink", "pci", "net"};
+    for (size_t k = 0; k < 3; ++k)
+      if (YAML::Node v = m.get(kinds[k])) read_per_class(f, v, fmt::format("'hw_latency_us.{}'", kinds[k]), p.hw_latency_us[k]);
+    m.finish();
+  }
+  top.finish();
+  return p;
+}
+
+}  // namespace
+
+NcclModelParams load_nccl_calibration(const std::filesystem::path& file) { return read(YamlFile::load(file)); }
+NcclModelParams parse_nccl_calibration(const std::string& text, const std::string& name) {
+  return read(YamlFile::parse(text, name));
+}
+
+}  // namespace plansim::io

@@ -1,0 +1,23 @@
+#pragma once
+// Reads an NCCL calibration profile (validate/calibration/<system>.yaml) into NcclModelParams: every
+// key is optional and overrides the documented default; unknown keys and bad values are ConfigErrors
+// at file:line:col. Format:
+//   system: hgx-h200                     # free text (which system the numbers were fitted on)
+//   source: "..."                        # free text (where the numbers come from)
+//   efficiency: {nvlink: 0.82, pcie: 0.8, network: 0.94, other: 1.0, nvls: 0.61}
+//   protocol_efficiency: {LL: 0.25, LL128: 0.92, Simple: 1.0}
+//   channels: 2
+//   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
+//   extra_latency: 10 us                 # per call (launch / benchmark timing overhead)
+//   base_latency_us: {ring: [LL, LL128, Simple], tree: [...], nvls: [...]}   # negative = protocol off
+//   hw_latency_us: {nvlink: {ring: [...], tree: [...], nvls: [...]}, pci: {...}, net: {...}}
+#include <filesystem>
+
+#include "sim/coll/nccl_model.hpp"
+
+namespace plansim::io {
+
+NcclModelParams load_nccl_calibration(const std::filesystem::path& file);
+NcclModelParams parse_nccl_calibration(const std::string& text, const std::string& name);
+
+}  // namespace plansim::io

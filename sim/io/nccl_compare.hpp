@@ -1,0 +1,45 @@
+#pragma once
+// Reads a published nccl-tests table for `plansim collective --compare` (validate/nccl/*.yaml):
+//   source: {...}                      # free-form citation (kept verbatim, not interpreted)
+//   tables:
+//     - name: a100_8gpu_allreduce
+//       topology: ../../topologies/dgx-a100.yaml   # relative to this file
+//       nodes: 1                       # optional: servers to instantiate
+//       op: all_reduce
+//       gpus: 8                        # default for rows without a gpus column
+//       algo: auto                     # optional (auto)
+//       proto: auto                    # optional (auto)
+//       calibration: ../calibration/dgx-a100.yaml  # optional, relative to this file
+//       columns: [size_B, time_us, algbw_GBps, busbw_GBps]   # size_B and busbw_GBps required; gpus optional
+//       rows: [[32768, 43.83, 0.75, 1.31], ...]
+// Free-form keys (context, notes, doc_line, source, published_algo) are accepted and ignored.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace plansim::io {
+
+struct CompareRow {
+  Bytes bytes;
+  int gpus = 0;
+  double busbw_GBps = 0;
+  int line = 0;  // for messages
+};
+
+struct CompareTable {
+  std::string name;
+  std::filesystem::path topology;
+  std::optional<int> nodes;
+  std::string op;
+  std::string algo = "auto";
+  std::string proto = "auto";
+  std::optional<std::filesystem::path> calibration;
+  std::vector<CompareRow> rows;
+};
+
+std::vector<CompareTable> load_nccl_compare(const std::filesystem::path& file);
+
+}  // namespace plansim::io

@@ -1,0 +1,34 @@
+# plansim collective: nccl-tests layout, JSON fields, K/M/G sizes, bad input -> exit 2 with a message.
+t="$src/topologies/hgx-h200.yaml"
+expect_exit 0 "$plansim" collective --topology "$t" --nodes 1 --op all_reduce --gpus 8 -b 8 -e 8G -f 2
+# Header: nccl-tests' columns plus algorithm and protocol; 31 sizes from 8 B to 8 GiB.
+expect_stdout '^# +size +count +type +redop +root +time +algbw +busbw +algorithm +protocol$' \
+  "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 8 -e 8G -f 2
+expect_stdout '^ +8589934592 +2147483648 +float +sum +-1 +[0-9.]+ +27[0-9]\.[0-9]+ +4[6-9][0-9]\.[0-9]+ +nvls +Simple$' \
+  "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 8 -e 8G -f 2
+rows=$("$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 8 -e 8G -f 2 | grep -vc '^#')
+if [ "$rows" -eq 31 ]; then passes=$((passes + 1)); else echo "FAIL: expected 31 rows, got $rows"; fails=$((fails + 1)); fi
+# K/M/G are powers of 1024, as in nccl-tests.
+expect_stdout '^ +1048576 ' "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 1M -e 1M
+expect_stdout '^ +32768 +16384 +half ' "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 32K -e 32K --dtype half
+# Rooted and non-reducing ops fill redop/root as nccl-tests does.
+expect_stdout ' none +0 .* chain ' "$plansim" collective --topology "$t" --nodes 1 --op broadcast --gpus 8 -b 1M -e 1M --algo chain
+expect_stdout ' direct ' "$plansim" collective --topology "$t" --nodes 2 --op alltoall --gpus 16 -b 1M -e 1M
+# JSON rows carry every documented field.
+for k in bytes count type time_us algbw_GBps busbw_GBps algorithm protocol; do
+  expect_stdout "\"$k\":" "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 1M -e 2M --json -
+done
+# Named algorithm and protocol are honoured.
+expect_stdout ' ring +LL128$' "$plansim" collective --topology "$t" --nodes 1 --gpus 8 -b 1M -e 1M --algo ring --proto LL128
+# Bad input: exit 2 with a message naming the flag.
+expect_exit 2 "$plansim" collective --topology "$t" --op allsum
+expect_stderr "^--op: unknown collective 'allsum'" "$plansim" collective --topology "$t" --op allsum
+expect_exit 2 "$plansim" collective --topology "$t" --algo spiral
+expect_stderr "unknown algorithm 'spiral'" "$plansim" collective --topology "$t" --algo spiral
+expect_stderr "^-b: '8X': unknown size suffix" "$plansim" collective --topology "$t" -b 8X
+expect_stderr "algorithm 'nvls' cannot run all_gather" "$plansim" collective --topology "$t" --nodes 1 --op all_gather --algo nvls -b 1M -e 1M
+expect_stderr "^--gpus: 64 GPUs asked" "$plansim" collective --topology "$t" --nodes 1 --gpus 64
+expect_exit 2 "$plansim" collective --topology "$t" --calibration "$src/tests/data/coll/bad_calibration.yaml"
+expect_stderr "bad_calibration.yaml:2:3: .*nvlink" "$plansim" collective --topology "$t" --calibration "$src/tests/data/coll/bad_calibration.yaml"
+# --compare prints predicted vs published and the mean errors.
+expect_stdout '^overall mean \|error\|' "$plansim" collective --compare "$src/validate/nccl/stas00_mlengineering.yaml"

@@ -1,0 +1,33 @@
+#include <catch2/catch.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/io/nccl_calibration.hpp"
+
+using namespace plansim;
+
+TEST_CASE("nccl calibration: keys override defaults, the rest stay", "[io][coll]") {
+  const auto p = io::parse_nccl_calibration(
+      "system: dgx-a100\nefficiency:\n  nvlink: 0.77\nchannels: 4\n"
+      "base_latency_us:\n  ring: [5, 10, 7]\nhw_latency_us:\n  net:\n    ring: [1, 2, 3]\n", "cal.yaml");
+  CHECK(p.nvlink_efficiency == 0.77);
+  CHECK(p.network_efficiency == NcclModelParams{}.network_efficiency);
+  CHECK(p.channels == 4);
+  CHECK(p.base_latency_us[0][2] == 7.0);
+  CHECK(p.hw_latency_us[2][0][1] == 2.0);
+  CHECK(p.hw_latency_us[0][0][2] == NcclModelParams{}.hw_latency_us[0][0][2]);
+}
+
+TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll]") {
+  auto err = [](const std::string& text) {
+    try {
+      io::parse_nccl_calibration(text, "cal.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(err("efficiency:\n  nvlnk: 0.8\n"), Catch::Contains("cal.yaml:2:3") && Catch::Contains("nvlink"));
+  CHECK_THAT(err("efficiency:\n  nvlink: 1.5\n"), Catch::Contains("cal.yaml:2:11"));
+  CHECK_THAT(err("base_latency_us:\n  ring: [1, 2]\n"), Catch::Contains("cal.yaml:2:9") && Catch::Contains("three"));
+  CHECK_THAT(err("chanels: 2\n"), Catch::Contains("cal.yaml:1:1") && Catch::Contains("channels"));
+}
