@@ -7,15 +7,22 @@
 namespace plansim {
 
 bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
+  // Which TP group uses each link (-1 none); a link two TP groups use is shared between them.
+  std::vector<int64_t> owner(topo.links().size(), -1);
   std::vector<bool> tp_link(topo.links().size(), false);
   bool any_tp = false;
-  for (const Group& g : plan.groups) {
+  for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    const Group& g = plan.groups[gi];
     if (g.dim != Dim::tp || g.ranks.size() < 2) continue;
     any_tp = true;
     for (uint32_t a : g.ranks)
       for (uint32_t b : g.ranks)
         if (a != b)
-          for (LinkId l : topo.route(GpuId(a), GpuId(b))) tp_link[l.index()] = true;
+          for (LinkId l : topo.route(GpuId(a), GpuId(b))) {
+            if (owner[l.index()] >= 0 && owner[l.index()] != static_cast<int64_t>(gi)) return false;
+            owner[l.index()] = static_cast<int64_t>(gi);
+            tp_link[l.index()] = true;
+          }
   }
   if (!any_tp) return true;
   auto clean = [&](uint32_t a, uint32_t b) {

@@ -2,8 +2,8 @@
 // Exact shortcuts for large plans.
 //  * TP folding (CompileOptions::fold_tp): TP siblings run identical programs, so only TP rank 0 is
 //    executed; its non-TP transfers are replayed for every sibling (see executor.cpp).
-//  * TP memoisation: when no route of any non-TP transfer touches a link that TP groups use, a TP
-//    collective never contends with anything but itself (its stream issues one at a time), so its
+//  * TP memoisation: when no two TP groups share a link and no route of any non-TP transfer touches
+//    a link that TP groups use, a TP collective never contends with anything but itself (its stream issues one at a time), so its
 //    time is that of the same collective run alone: computed once per (op, bytes, group shape) on a
 //    scratch network with the collective runner and reused.
 #include <map>
@@ -15,7 +15,8 @@
 
 namespace plansim {
 
-// True when the links of TP groups' member-to-member routes carry no other transfer of the plan
+// True when the links of TP groups' member-to-member routes belong to one TP group each and carry
+// no other transfer of the plan
 // (checked on the routes a collective can use: every member pair of TP groups; for other groups,
 // member 0 to each member and consecutive members, both ways, for every TP sibling).
 bool tp_links_private(const CompiledPlan& plan, const Topology& topo);

@@ -78,3 +78,18 @@ TEST_CASE("seed scenarios reproduce the notes' qualitative claims", "[golden][se
   CHECK(small.mfu < 0.2);
   CHECK(small.exposed_comm_s[static_cast<size_t>(Dim::dp)] / small.iteration.seconds() > 0.5);
 }
+
+TEST_CASE("symmetry shortcuts reproduce the full simulation", "[golden][symmetry]") {
+  // TP folding (+ memoisation where TP links are private) against executing every rank with every
+  // collective on the flow network.
+  const std::string src = PLANSIM_SOURCE_DIR;
+  for (const char* name : {"seed-tp8-nvlink", "seed-tp8-ethernet", "seed-small-batch"}) {
+    LoadedScenario s = load_scenario(src + "/scenarios/" + name + ".yaml");
+    PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true});
+    PlanRun full = simulate_plan(s.scenario, s.topology, SimulateOptions{false});
+    INFO(name << ": " << fast.report.notes);
+    CHECK(fast.plan.programs.size() < full.plan.programs.size());
+    CHECK(fast.report.iteration.seconds() == Approx(full.report.iteration.seconds()).epsilon(1e-3));
+    CHECK(fast.report.mfu == Approx(full.report.mfu).epsilon(1e-3));
+  }
+}
