@@ -33,7 +33,7 @@ const std::vector<std::string>& key_paths() {
 }
 
 // "a.b.c=value": sets root[a][b][c] = YAML of value (so lists and mappings work), creating mappings.
-void apply_override(YAML::Node root, const std::string& text) {
+void apply_override(YamlFile& file, YAML::Node root, const std::string& text) {
   const SourcePos where{"--set " + text, 0, 0};
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) throw ConfigError(where, "an override must look like key.path=value");
@@ -65,6 +65,7 @@ void apply_override(YAML::Node root, const std::string& text) {
     chain.push_back(chain.back()[parts[i]]);
   }
   chain.back()[parts.back()] = value;
+  file.add_foreign(chain.back()[parts.back()], "--set " + text);
 }
 
 bool flag(MapReader& m, const std::string& key, bool fallback) { return m.optional<bool>(key, fallback); }
@@ -229,9 +230,9 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
                        s.micro_batches(), p.pp));
 }
 
-LoadedScenario read(const YamlFile& f, const std::vector<std::string>& overrides, const TopologyFactory* factory) {
+LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const TopologyFactory* factory) {
   YAML::Node root = f.root();
-  for (const auto& o : overrides) apply_override(root, o);
+  for (const auto& o : overrides) apply_override(f, root, o);
   MapReader r(f, root, "the scenario");
   Scenario s;
   s.name = r.optional<std::string>("name", f.name());

@@ -52,7 +52,10 @@ TEST_CASE("scenario: --set overrides apply before validation", "[io][scenario]")
   CHECK(error_of(kBase, {"training.micro_bach=4"}) ==
         "--set training.micro_bach=4: unknown key 'training.micro_bach' (did you mean 'training.micro_batch'?)");
   // A bad overridden value is still reported as an error of the key.
-  CHECK_THAT(error_of(kBase, {"training.micro_batch=zero"}), Catch::Contains("'micro_batch' must be an integer"));
+  CHECK(error_of(kBase, {"training.micro_batch=zero"}) ==
+        "--set training.micro_batch=zero: 'micro_batch' must be an integer, got 'zero'");
+  CHECK(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}) ==
+        "--set parallel.order=[tp, tp, ep, dp, pp]: 'tp' appears twice in 'order'");
 }
 
 TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
