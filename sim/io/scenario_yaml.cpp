@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "sim/io/scenario_loader.hpp"
 #include "sim/io/scenario_topology.hpp"
@@ -22,7 +23,7 @@ const std::vector<std::string>& key_paths() {
       "model.tied_embeddings", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
       "model.moe.every",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
-      "parallel.zero", "parallel.order",
+      "parallel.zero", "parallel.order", "parallel.stage_layers",
       "schedule.kind", "schedule.virtual_stages",
       "training.global_batch", "training.micro_batch", "training.recompute", "training.grad_bucket",
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
@@ -145,6 +146,21 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
       p.order[i] = dim;
     }
   }
+  if (m.has("stage_layers")) {
+    YAML::Node sl = m.get("stage_layers");
+    if (!sl.IsSequence() || sl.size() == 0)
+      f.fail(sl, "'stage_layers' must list the layer count of every virtual pipeline stage, e.g. [5, 6, 6, 5]");
+    for (size_t i = 0; i < sl.size(); ++i) {
+      int v = 0;
+      try {
+        v = sl[i].as<int>();
+      } catch (const YAML::Exception&) {
+        f.fail(sl[i], "'stage_layers' entries must be positive integers");
+      }
+      if (v <= 0) f.fail(sl[i], fmt::format("'stage_layers' entries must be positive integers, got {}", v));
+      p.stage_layers.push_back(v);
+    }
+  }
   if (p.dp % p.ep != 0) f.fail(m.require("ep"), fmt::format("ep {} must divide dp {} (EP lives inside DP)", p.ep, p.dp));
   if (p.sequence_parallel && p.tp == 1) f.fail(m.require("sequence_parallel"), "sequence_parallel needs tp > 1");
   m.finish();
@@ -213,8 +229,17 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
     f.fail(tr, fmt::format("global_batch {} is not divisible by micro_batch·dp = {}·{} = {}", s.training.global_batch,
                            s.training.micro_batch, p.dp, per_step));
   const int v = s.schedule.virtual_stages;
-  if (m.layers % (p.pp * v) != 0)
-    f.fail(mo, fmt::format("layers {} is not divisible by pp·virtual_stages = {}·{} = {}", m.layers, p.pp, v, p.pp * v));
+  if (!p.stage_layers.empty()) {
+    YAML::Node sl = par["stage_layers"];
+    if (p.stage_layers.size() != static_cast<size_t>(p.pp * v))
+      f.fail(sl, fmt::format("'stage_layers' lists {} stages, but pp·virtual_stages = {}·{} = {}", p.stage_layers.size(),
+                             p.pp, v, p.pp * v));
+    const int sum = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0);
+    if (sum != m.layers) f.fail(sl, fmt::format("'stage_layers' sum to {}, but the model has {} layers", sum, m.layers));
+  } else if (m.layers < p.pp * v) {
+    f.fail(mo, fmt::format("layers {} is fewer than pp·virtual_stages = {}·{} = {}: every stage needs a layer", m.layers,
+                           p.pp, v, p.pp * v));
+  }
   if (m.heads % p.tp != 0) f.fail(mo, fmt::format("heads {} is not divisible by tp {}", m.heads, p.tp));
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     f.fail(mo, fmt::format("kv_heads {} and tp {}: one must divide the other", m.kv_heads, p.tp));

@@ -1,6 +1,10 @@
 #include "sim/model/memory.hpp"
 
+#include <algorithm>
+
 #include "sim/model/transformer.hpp"
+#include "sim/plan/layer_partition.hpp"
+#include "sim/sched/schedule.hpp"
 
 namespace plansim {
 
@@ -47,11 +51,24 @@ StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int 
   return out;
 }
 
+StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight) {
+  const int v = s.schedule.virtual_stages;
+  const LayerPartition part(s.model.layers, s.parallel.pp * v, s.parallel.stage_layers);
+  StageMemoryInput in{stage, 0, 0, peak_in_flight, part.first(virtual_stage(stage, 0, s.parallel.pp))};
+  for (int chunk = 0; chunk < v; ++chunk) {
+    const int n = part.count(virtual_stage(stage, chunk, s.parallel.pp));
+    in.layers_on_stage += n;
+    in.layers_per_chunk = std::max(in.layers_per_chunk, n);
+  }
+  return in;
+}
+
 MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   const ParallelSpec& p = s.parallel;
   // With several chunks a stage's layers are not contiguous; the indices only matter for which
   // layers are MoE (every-k), so the stage's first chunk's range is used.
-  StageParams sp = stage_parameters(s, in.stage, in.stage * in.layers_per_chunk, in.layers_on_stage);
+  const int first = in.first_layer >= 0 ? in.first_layer : in.stage * in.layers_per_chunk;
+  StageParams sp = stage_parameters(s, in.stage, first, in.layers_on_stage);
   MemoryBreakdown dense = model_state_memory(sp.dense, s.training, p.zero, p.dp);
   MemoryBreakdown expert = model_state_memory(sp.expert, s.training, p.zero, p.dp / p.ep);
   MemoryBreakdown out;

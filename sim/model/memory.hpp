@@ -42,7 +42,11 @@ struct StageMemoryInput {
   int layers_on_stage = 0;   // over all chunks
   int layers_per_chunk = 0;
   int peak_in_flight = 0;    // (micro-batch, chunk) activations held at once (from the schedule)
+  int first_layer = -1;      // the stage's first chunk's first layer; -1 = stage · layers_per_chunk
 };
+// The input for `stage` under the scenario's layer partition (plan/layer_partition.hpp):
+// layers_per_chunk is the stage's largest chunk (what bounds its activations per micro-batch).
+StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight);
 MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);
 
 // Parameters held by one rank of pipeline stage `stage` before ZeRO sharding (dense / expert).

@@ -6,6 +6,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/model/memory.hpp"
+#include "sim/plan/layer_partition.hpp"
 #include "sim/plan/plan_costs.hpp"
 #include "sim/plan/rank_mapping.hpp"
 #include "sim/sched/registry.hpp"
@@ -44,8 +45,9 @@ struct Context {
   CostTable* costs;
   GroupTable* groups;
   const StageOrders* orders;
+  const LayerPartition* layers;
   bool split;
-  int nvs, layers_per_chunk;
+  int nvs;
   double act_bytes, pp_bytes, kv_bytes, a2a_bytes;
 };
 
@@ -140,7 +142,8 @@ class RankBuilder {
 
   // ---- structure ----
   [[nodiscard]] int vstage(int chunk) const { return virtual_stage(p_.stage, chunk, s_.parallel.pp); }
-  [[nodiscard]] int first_layer(int chunk) const { return vstage(chunk) * c_.layers_per_chunk; }
+  [[nodiscard]] int first_layer(int chunk) const { return c_.layers->first(vstage(chunk)); }
+  [[nodiscard]] int end_layer(int chunk) const { return first_layer(chunk) + c_.layers->count(vstage(chunk)); }
   [[nodiscard]] int rank_of_vstage(int vs) const {
     RankCoords c = coords_;
     c[Dim::pp] = vs % s_.parallel.pp;
@@ -153,7 +156,7 @@ class RankBuilder {
   [[nodiscard]] double local_params() const {
     double n = emb_params_ + out_params_;
     for (int c = 0; c < s_.schedule.virtual_stages; ++c)
-      for (int l = first_layer(c); l < first_layer(c) + c_.layers_per_chunk; ++l) n += layer_params(l);
+      for (int l = first_layer(c); l < end_layer(c); ++l) n += layer_params(l);
     return n;
   }
   [[nodiscard]] uint32_t tag(int mb, int boundary_vs, int dir) const {
@@ -227,7 +230,7 @@ class RankBuilder {
     } else {
       d = compute(c_.costs->embedding(true), Phase::F, mb, false, {});
     }
-    for (int l = first_layer(chunk); l < first_layer(chunk) + c_.layers_per_chunk; ++l) d = layer_forward(l, mb, d, Phase::F, false);
+    for (int l = first_layer(chunk); l < end_layer(chunk); ++l) d = layer_forward(l, mb, d, Phase::F, false);
     if (vs == c_.nvs - 1) {
       compute(c_.costs->logits(BackwardPart::both, true), Phase::F, mb, false, {d});
     } else {
@@ -242,7 +245,7 @@ class RankBuilder {
     uint32_t d = kNone;
     if (s_.training.recompute == Recompute::full) {
       uint32_t r = kNone;
-      for (int l = first_layer(chunk); l < first_layer(chunk) + c_.layers_per_chunk; ++l) r = layer_forward(l, mb, r, Phase::B, true);
+      for (int l = first_layer(chunk); l < end_layer(chunk); ++l) r = layer_forward(l, mb, r, Phase::B, true);
       d = r;
     }
     if (vs == c_.nvs - 1) {
@@ -252,7 +255,7 @@ class RankBuilder {
       const int next = rank_of_vstage(vs + 1);
       if (next != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
     }
-    for (int l = first_layer(chunk) + c_.layers_per_chunk - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
+    for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
     if (vs > 0) {
       const int prev = rank_of_vstage(vs - 1);
       if (prev != static_cast<int>(p_.rank)) p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
@@ -268,7 +271,7 @@ class RankBuilder {
       uint32_t w = compute(c_.costs->logits(BackwardPart::weight, false), Phase::W, mb, false, {});
       if (mb == last_mb_) add_grads(kOutput, w);
     }
-    for (int l = first_layer(chunk) + c_.layers_per_chunk - 1; l >= first_layer(chunk); --l) {
+    for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {
       compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
       uint32_t w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
       if (mb == last_mb_) add_grads(l, w);
@@ -311,7 +314,7 @@ class RankBuilder {
       bytes = 0;
     };
     for (int c = 0; c < s_.schedule.virtual_stages; ++c)
-      for (int l = first_layer(c); l < first_layer(c) + c_.layers_per_chunk; ++l) {
+      for (int l = first_layer(c); l < end_layer(c); ++l) {
         bytes += layer_params(l) * s_.training.weight_bytes;
         pending_layers.push_back(l);
         if (bytes >= s_.training.grad_bucket.value()) flush();
@@ -355,8 +358,9 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   GroupTable groups(plan.groups);
   const double e = dtype_size(s.model.dtype).value();
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
-  Context c{&s, &map, &costs, &groups, &orders, sched->splits_backward(), par.pp * s.schedule.virtual_stages,
-            s.model.layers / (par.pp * s.schedule.virtual_stages), 0, 0, 0, 0};
+  const LayerPartition layers(s.model.layers, par.pp * s.schedule.virtual_stages, par.stage_layers);
+  Context c{&s, &map, &costs, &groups, &orders, &layers, sched->splits_backward(), par.pp * s.schedule.virtual_stages,
+            0, 0, 0, 0};
   c.act_bytes = tokens * static_cast<double>(s.model.hidden) * e;
   c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);
   c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/core/units.hpp"
 #include "sim/topo/gpu_spec.hpp"
@@ -51,6 +52,9 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   int zero = 0;  // 0 = DDP, 1 = optimizer states sharded, 2 = + gradients, 3 = + parameters (FSDP)
   std::array<Dim, 5> order{Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp};
+  // Layers per virtual pipeline stage (pp·v entries, summing to model.layers); empty = balanced
+  // (see plan/layer_partition.hpp).
+  std::vector<int> stage_layers;
   [[nodiscard]] int world() const { return tp * pp * dp * cp; }
 };
 

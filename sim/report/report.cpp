@@ -80,10 +80,8 @@ StageReport stage_report(const Scenario& s, const CompiledPlan& plan, const Exec
   const Time idle = window - total_length(merge_intervals(std::move(covered)));
   st.bubble_fraction = idle / iteration;
   st.bubble_overhead = busy > Time::zero() ? idle / busy : 0;
-  const int v = s.schedule.virtual_stages;
   st.peak_in_flight = plan.peak_in_flight[static_cast<size_t>(p.stage)];
-  st.memory = stage_memory(s, StageMemoryInput{p.stage, s.model.layers / s.parallel.pp,
-                                               s.model.layers / (s.parallel.pp * v), st.peak_in_flight});
+  st.memory = stage_memory(s, stage_memory_input(s, p.stage, st.peak_in_flight));
   return st;
 }
 

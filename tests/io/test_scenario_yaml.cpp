@@ -64,8 +64,14 @@ TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
   CHECK(error_of(typo) == "s.yaml:3:45: unknown key 'kv_haeds' in model (did you mean 'kv_heads'?)");
   CHECK_THAT(error_of(kBase, {}, 16), Catch::Contains("s.yaml:4:11: tp·pp·dp·cp = 2·2·2·1 = 8 GPUs, but the topology has 16"));
   CHECK_THAT(error_of(kBase, {"training.global_batch=18"}), Catch::Contains("not divisible by micro_batch·dp = 2·2 = 4"));
-  CHECK_THAT(error_of(kBase, {"parallel.pp=4", "parallel.dp=1", "model.layers=6"}),
-             Catch::Contains("layers 6 is not divisible by pp·virtual_stages = 4·1 = 4"));
+  // Layers that do not divide over the stages are allowed (balanced partition); fewer than stages are not.
+  CHECK(error_of(kBase, {"parallel.pp=4", "parallel.dp=1", "model.layers=6"}) == "<no error>");
+  CHECK_THAT(error_of(kBase, {"parallel.pp=4", "parallel.dp=1", "model.layers=3"}),
+             Catch::Contains("layers 3 is fewer than pp·virtual_stages = 4·1 = 4"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2, 3]"}),
+             Catch::Contains("'stage_layers' lists 3 stages, but pp·virtual_stages = 2·1 = 2"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2]"}), Catch::Contains("'stage_layers' sum to 3, but the model has"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[0, 2]"}), Catch::Contains("entries must be positive integers, got 0"));
   CHECK_THAT(error_of(kBase, {"schedule.kind=interleave"}), Catch::Contains("did you mean 'interleaved'"));
   CHECK_THAT(error_of(kBase, {"parallel.ep=2"}), Catch::Contains("needs an MoE model"));
   CHECK_THAT(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}), Catch::Contains("'tp' appears twice"));

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/model/memory.hpp"
+#include "sim/plan/layer_partition.hpp"
 #include "sim/plan/plan_compiler.hpp"
 
 using namespace plansim;
@@ -112,4 +113,40 @@ TEST_CASE("compiler: TP folding keeps only TP rank 0 and the same op lists", "[p
     REQUIRE(p.ops.size() == q.ops.size());
     for (size_t i = 0; i < p.ops.size(); ++i) CHECK(p.ops[i].kind == q.ops[i].kind);
   }
+}
+
+TEST_CASE("compiler: uneven layer partitions, explicit or balanced, give each stage its own layers", "[plan]") {
+  // 8 layers on 2 stages as [3, 5]: each stage reduces exactly its own layers' gradients, and its
+  // memory model sees the same partition.
+  Scenario s = base(1, 2, 2, 4);
+  s.parallel.stage_layers = {3, 5};
+  CompiledPlan p = compile_plan(s);
+  for (uint32_t r = 0; r < 4; ++r) {
+    const int stage = p.programs[r].stage;
+    StageParams sp = stage == 0 ? stage_parameters(s, 0, 0, 3) : stage_parameters(s, 1, 3, 5);
+    CHECK(count(p, r, OpKind::collective, StreamKind::dp_comm, CommOp::all_reduce).bytes == Approx(sp.dense * 2));
+  }
+  // The memory model sees the same partition.
+  CHECK(stage_memory_input(s, 0, 1).layers_on_stage == 3);
+  CHECK(stage_memory_input(s, 1, 1).layers_on_stage == 5);
+  CHECK(stage_memory_input(s, 1, 1).first_layer == 3);
+}
+
+TEST_CASE("layer partition: balanced remainder goes to the middle stages", "[plan]") {
+  LayerPartition even(8, 4);
+  CHECK(even.uniform());
+  CHECK(even.first(3) == 6);
+  // 70 layers on 12 stages (BLOOM's PP12): 5 each, the 10 extra layers to the 10 middle stages.
+  LayerPartition bloom(70, 12);
+  CHECK_FALSE(bloom.uniform());
+  CHECK(bloom.count(0) == 5);
+  CHECK(bloom.count(11) == 5);
+  for (int v = 1; v <= 10; ++v) CHECK(bloom.count(v) == 6);
+  CHECK(bloom.first(11) == 65);
+  // 10 layers on 4 stages: two extra, to stages 1 and 2.
+  LayerPartition ten(10, 4);
+  CHECK(std::vector<int>{ten.count(0), ten.count(1), ten.count(2), ten.count(3)} == std::vector<int>{2, 3, 3, 2});
+  LayerPartition expl(8, 2, {3, 5});
+  CHECK(expl.first(1) == 3);
+  CHECK(expl.count(1) == 5);
 }
