@@ -31,5 +31,6 @@ Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
 Command add_collective_command(CLI::App& app);  // cmd_collective.cpp
 Command add_calibrate_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
+Command add_run_command(CLI::App& app);   // cmd_run.cpp
 
 }  // namespace plansim::app

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
       add_collective_command(app),
       add_calibrate_command(app),
       add_validate_command(app),
+      add_run_command(app),
   };
 
   try {

@@ -46,6 +46,12 @@ YamlFile YamlFile::parse(const std::string& text, std::string name) {
 std::filesystem::path YamlFile::directory() const { return std::filesystem::path(name_).parent_path(); }
 
 SourcePos YamlFile::pos(const YAML::Node& node) const {
+  for (const auto& [n, where] : foreign_) {
+    if (n.is(node)) return SourcePos{where, 0, 0};
+    if (n.IsSequence() || n.IsMap())
+      for (auto it = n.begin(); it != n.end(); ++it)
+        if ((n.IsSequence() ? *it : it->second).is(node)) return SourcePos{where, 0, 0};
+  }
   YAML::Mark m = node.Mark();
   if (m.is_null()) return SourcePos{name_, 0, 0};
   return SourcePos{name_, m.line + 1, m.column + 1};

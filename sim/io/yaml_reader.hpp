@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -29,12 +30,16 @@ class YamlFile {
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] std::filesystem::path directory() const;  // for resolving relative paths
   [[nodiscard]] SourcePos pos(const YAML::Node& node) const;
+  // A value that did not come from the file (e.g. a command-line override): errors about it, or
+  // about its direct elements, are reported at `where` instead of a line of the file.
+  void add_foreign(const YAML::Node& node, std::string where) { foreign_.emplace_back(node, std::move(where)); }
   [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const;
 
  private:
   YamlFile(YAML::Node root, std::string name) : root_(std::move(root)), name_(std::move(name)) {}
   YAML::Node root_;
   std::string name_;
+  std::vector<std::pair<YAML::Node, std::string>> foreign_;
 };
 
 // The closest candidate by edit distance, if it is close enough to be a plausible typo.

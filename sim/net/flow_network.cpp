@@ -22,79 +22,18 @@
 #include <cmath>
 
 #include "sim/core/assert.hpp"
-#include "sim/net/completion_heap.hpp"
-#include "sim/net/max_min.hpp"
+#include "sim/net/flow_network_impl.hpp"
 
 namespace plansim {
-
-struct FlowNetwork::Impl {
-  struct Entry {  // one distinct link of a flow
-    uint32_t link;
-    uint32_t mult;
-    uint32_t pos;  // index of this flow's reference in link_flows[link]
-  };
-  struct LinkRef {
-    uint32_t slot;
-    uint32_t entry;  // index into the flow's entries
-  };
-  enum class State : uint8_t { free, waiting, active };
-  struct Flow {
-    FlowId id;
-    State state = State::free;
-    std::vector<Entry> entries;
-    double bytes = 0;
-    double remaining = 0;
-    double rate = 0;
-    double cap = kNoCap;
-    Time last;
-    std::function<void()> on_done;
-    EventId activation;
-    uint32_t stamp = 0;
-    uint32_t local = 0;  // index in the component being solved
-    bool joined = false; // in its links' flow lists (moving bytes at a solved rate)
-  };
-
-  Impl(Simulation& s, const Topology& t);
-  FlowId start(std::span<const LinkId> links, double bytes, Time latency, std::function<void()> on_done, double cap);
-  void activate(uint32_t slot);
-  void mark_dirty(const Flow& f);
-  void ensure_resolve();
-  void resolve();
-  void solve_component(uint32_t seed_link);
-  void set_finish(uint32_t slot);
-  void on_completion();
-  void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued
-  void release(uint32_t slot);
-  void reschedule_completion();
-  void check_links(std::span<const uint32_t> links) const;
-
-  Simulation& sim;
-  const Topology& topo;
-  std::vector<double> capacity;                   // per link, bytes/s
-  std::vector<std::vector<LinkRef>> link_flows;   // per link: active flows crossing it
-  std::vector<Time> busy_since;
-  std::vector<LinkStats> stats;
-  std::vector<uint32_t> link_stamp;
-  std::vector<uint32_t> link_local;
-  std::vector<Flow> flows;                        // slots, reused
-  std::vector<uint32_t> free_slots;
-  std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
-  CompletionHeap heap;
-  std::vector<uint32_t> dirty;
-  EventId resolve_event;
-  EventId completion_event;
-  Time completion_time = Time::infinite();
-  uint32_t epoch = 0;
-  uint64_t started = 0;
-  uint64_t solves = 0;
-  size_t live = 0;
-  bool check = false;
-  // Scratch for component solves (reused).
-  std::vector<uint32_t> comp_flows, comp_links, queue, scratch_links;
-  std::vector<uint32_t> flow_begin, entry_link;
-  std::vector<double> entry_mult, flow_cap, link_cap, rates;
-  MaxMinSolver solver;
-};
+namespace {
+uint64_t mix(uint64_t x) {  // splitmix64 finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
 
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
@@ -105,6 +44,8 @@ FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   stats.resize(n);
   link_stamp.assign(n, 0);
   link_local.assign(n, 0);
+  dedupe_stamp.assign(n, 0);
+  dedupe_pos.assign(n, 0);
 }
 
 FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
@@ -123,6 +64,8 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   } else {
     slot = static_cast<uint32_t>(flows.size());
     flows.emplace_back();
+    cold.emplace_back();
+    flow_stamp.push_back(0);
   }
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());
@@ -131,33 +74,36 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   f.bytes = f.remaining = bytes;
   f.rate = 0;
   f.cap = cap;
-  f.on_done = std::move(on_done);
-  // Collapse the multiset into (link, multiplicity), in link id order.
-  scratch_links.clear();
-  for (LinkId l : links) scratch_links.push_back(l.value);
-  std::sort(scratch_links.begin(), scratch_links.end());
+  cold[slot].on_done = std::move(on_done);
+  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
+  ++dedupe_epoch;
   f.entries.clear();
-  for (uint32_t l : scratch_links) {
-    if (!f.entries.empty() && f.entries.back().link == l) {
-      ++f.entries.back().mult;
+  for (LinkId id : links) {
+    const uint32_t l = id.value;
+    if (dedupe_stamp[l] == dedupe_epoch) {
+      ++f.entries[dedupe_pos[l]].mult;
     } else {
-      f.entries.push_back(Entry{l, 1, 0});
+      dedupe_stamp[l] = dedupe_epoch;
+      dedupe_pos[l] = static_cast<uint32_t>(f.entries.size());
+      f.entries.push_back(Entry{l, 1});
     }
   }
+  f.key = 0x9e3779b97f4a7c15ULL;
+  for (const Entry& en : f.entries) f.key = mix(f.key ^ ((uint64_t{en.link} << 32) | en.mult));
   ++started;
   ++live;
   if (latency == Time::zero()) {
-    f.activation = {};
+    cold[slot].activation = {};
     activate(slot);
   } else {
-    f.activation = sim.after(latency, [this, slot] { activate(slot); });
+    cold[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
   }
   return flows[slot].id;
 }
 
 void FlowNetwork::Impl::activate(uint32_t slot) {
   Flow& f = flows[slot];
-  f.activation = {};
+  cold[slot].activation = {};
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
@@ -173,10 +119,9 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
     return;
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
-    Entry& en = f.entries[e];
+    const Entry& en = f.entries[e];
     auto& lf = link_flows[en.link];
     if (lf.empty()) busy_since[en.link] = sim.now();
-    en.pos = static_cast<uint32_t>(lf.size());
     lf.push_back(LinkRef{slot, e});
   }
   f.joined = true;
@@ -193,84 +138,11 @@ void FlowNetwork::Impl::ensure_resolve() {
   if (!resolve_event.valid() && !dirty.empty()) resolve_event = sim.at(sim.now(), [this] { resolve(); });
 }
 
-void FlowNetwork::Impl::resolve() {
-  resolve_event = {};
-  ++epoch;
-  for (size_t i = 0; i < dirty.size(); ++i) {
-    const uint32_t l = dirty[i];
-    if (link_stamp[l] != epoch && !link_flows[l].empty()) solve_component(l);
-  }
-  dirty.clear();
-  reschedule_completion();
-}
-
-// Breadth-first search from `seed_link` over links and the flows crossing them, then one max-min
-// solve of that component. Flows outside it keep their rates.
-void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
-  comp_flows.clear();
-  comp_links.clear();
-  link_stamp[seed_link] = epoch;
-  link_local[seed_link] = 0;
-  comp_links.push_back(seed_link);
-  for (size_t q = 0; q < comp_links.size(); ++q) {
-    for (const LinkRef& r : link_flows[comp_links[q]]) {
-      Flow& f = flows[r.slot];
-      if (f.stamp == epoch) continue;
-      f.stamp = epoch;
-      f.local = static_cast<uint32_t>(comp_flows.size());
-      comp_flows.push_back(r.slot);
-      for (const Entry& en : f.entries) {
-        if (link_stamp[en.link] == epoch) continue;
-        link_stamp[en.link] = epoch;
-        link_local[en.link] = static_cast<uint32_t>(comp_links.size());
-        comp_links.push_back(en.link);
-      }
-    }
-  }
-  ++solves;
-  const Time now = sim.now();
-  for (uint32_t s : comp_flows) {  // advance to now at the old rates
-    Flow& f = flows[s];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last).seconds());
-    f.last = now;
-  }
-  if (comp_flows.size() == 1) {  // closed form: the tightest of its links and its cap
-    Flow& f = flows[comp_flows[0]];
-    double r = f.cap;
-    for (const Entry& en : f.entries) r = std::min(r, capacity[en.link] / en.mult);
-    f.rate = r;
-    set_finish(comp_flows[0]);
-  } else {
-    flow_begin.assign(1, 0);
-    entry_link.clear();
-    entry_mult.clear();
-    flow_cap.clear();
-    for (uint32_t s : comp_flows) {
-      const Flow& f = flows[s];
-      for (const Entry& en : f.entries) {
-        entry_link.push_back(link_local[en.link]);
-        entry_mult.push_back(en.mult);
-      }
-      flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
-      flow_cap.push_back(f.cap);
-    }
-    link_cap.clear();
-    for (uint32_t l : comp_links) link_cap.push_back(capacity[l]);
-    rates.resize(comp_flows.size());
-    solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, {}}, rates);
-    for (size_t i = 0; i < comp_flows.size(); ++i) {
-      flows[comp_flows[i]].rate = rates[i];
-      set_finish(comp_flows[i]);
-    }
-  }
-  if (check) check_links(comp_links);
-}
-
 void FlowNetwork::Impl::set_finish(uint32_t slot) {
   const Flow& f = flows[slot];
   PLANSIM_ASSERT(f.rate > 0.0, "flow without bandwidth would never finish");
   const double dt = f.remaining / f.rate;
-  PLANSIM_ASSERT(dt < 1e7, fmt::format("flow would take {} s", dt));
+  PLANSIM_ASSERT(dt < 1e6, fmt::format("flow would take {} s (more than 11 simulated days)", dt));
   heap.set(slot, (f.last + Time::from_seconds(dt)).picoseconds(), f.id.value);
 }
 
@@ -309,14 +181,17 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   for (const Entry& en : f.entries) {
     stats[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
+    // Found by a scan: the list holds only flows of this flow's component, which the re-solve that
+    // follows visits anyway, so this costs no more than that and needs no back-pointers (updating
+    // those was a cache miss into another flow per link).
     auto& lf = link_flows[en.link];
-    const LinkRef moved = lf.back();
-    lf[en.pos] = moved;
-    flows[moved.slot].entries[moved.entry].pos = en.pos;
+    auto it = std::find_if(lf.begin(), lf.end(), [slot](const LinkRef& r) { return r.slot == slot; });
+    PLANSIM_ASSERT(it != lf.end(), "finishing flow missing from its link");
+    *it = lf.back();
     lf.pop_back();
     if (lf.empty()) stats[en.link].busy += now - busy_since[en.link];
   }
-  if (f.on_done) sim.at(now, std::move(f.on_done));
+  if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
   if (f.joined) mark_dirty(f);
   release(slot);
 }
@@ -326,18 +201,9 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   id_to_slot[f.id.index()] = CompletionHeap::kNone;
   f.state = State::free;
   f.joined = false;
-  f.on_done = nullptr;
+  cold[slot].on_done = nullptr;
   --live;
   free_slots.push_back(slot);
-}
-
-void FlowNetwork::Impl::check_links(std::span<const uint32_t> links) const {
-  for (uint32_t l : links) {
-    double load = 0;
-    for (const LinkRef& r : link_flows[l]) load += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
-    PLANSIM_ASSERT(load <= capacity[l] * (1 + 1e-9),
-                   fmt::format("link {} carries {} B/s over its {} B/s", l, load, capacity[l]));
-  }
 }
 
 // ---- FlowNetwork ----
@@ -349,8 +215,9 @@ FlowNetwork::~FlowNetwork() {
   // Pending internal events capture this object: withdraw them (on_done events stay queued).
   if (impl_->resolve_event.valid()) sim_->cancel(impl_->resolve_event);
   if (impl_->completion_event.valid()) sim_->cancel(impl_->completion_event);
-  for (const Impl::Flow& f : impl_->flows)
-    if (f.state == Impl::State::waiting && f.activation.valid()) sim_->cancel(f.activation);
+  for (size_t i = 0; i < impl_->flows.size(); ++i)
+    if (impl_->flows[i].state == Impl::State::waiting && impl_->cold[i].activation.valid())
+      sim_->cancel(impl_->cold[i].activation);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,

@@ -9,8 +9,10 @@
 // caller adds), then moves its bytes at its current max-min fair rate, capped at `cap`. Rates are
 // re-solved when flows start or finish; `on_done` runs (as a simulation event) when the last byte lands.
 //
-// Implementation: net/flow_network.cpp (incremental re-solve over the affected flows), solver in
-// net/max_min.hpp (a pure function, tested against closed forms and a reference).
+// Implementation: net/flow_network.cpp (flow lifecycle, one completion event), net/flow_resolve.cpp
+// (incremental re-solve of the connected component of flows sharing links with a change; identical
+// flows folded into one weighted entry), solver in net/max_min.hpp (a pure function, tested against
+// closed forms and a reference). Simultaneous starts and finishes are batched into one re-solve.
 #include <functional>
 #include <limits>
 #include <memory>

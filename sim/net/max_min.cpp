@@ -9,6 +9,7 @@ namespace plansim {
 
 void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates) {
   frozen_[f] = 1;
+  --unfrozen_;
   rates[f] = rate;
   const double w = in.flow_weight.empty() ? 1.0 : in.flow_weight[f];
   for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) {
@@ -16,11 +17,24 @@ void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std
     const double k = w * in.entry_mult[e];
     remaining_[l] = std::max(0.0, remaining_[l] - k * rate);
     weight_[l] -= k;
+    if (!touched_flag_[l]) {
+      touched_flag_[l] = 1;
+      touched_.push_back(l);
+    }
+  }
+}
+
+// Re-queues the links whose level changed in the last step, once each (a step may freeze many
+// flows over the same links; pushing per freeze would flood the heap with stale entries).
+void MaxMinSolver::requeue_touched() {
+  for (uint32_t l : touched_) {
+    touched_flag_[l] = 0;
     if (weight_[l] > 0.0) {
       heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
       std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
     }
   }
+  touched_.clear();
 }
 
 void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
@@ -35,6 +49,8 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
   remaining_.assign(in.link_capacity.begin(), in.link_capacity.end());
   weight_.assign(nl, 0.0);
   frozen_.assign(nf, 0);
+  touched_flag_.assign(nl, 0);
+  touched_.clear();
   caps_.clear();
   heap_.clear();
 
@@ -72,8 +88,10 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (weight_[l] > 0.0) heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
 
+  unfrozen_ = 0;
+  for (uint32_t f = 0; f < nf; ++f) unfrozen_ += frozen_[f] ? 0u : 1u;
   size_t next_cap = 0;
-  for (;;) {
+  while (unfrozen_ > 0) {  // stop as soon as every flow has its rate: the rest of the heap is stale
     // Drop stale heap entries: a link is current only while its stored level matches R/W.
     while (!heap_.empty()) {
       const HeapItem top = heap_.front();
@@ -88,6 +106,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (have_cap && (!have_link || caps_[next_cap].first <= heap_.front().level)) {
       const auto [cap, f] = caps_[next_cap++];
       freeze(in, f, cap, rates);
+      requeue_touched();
       continue;
     }
     const HeapItem top = heap_.front();
@@ -98,6 +117,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
       const uint32_t f = link_flow_[i];
       if (!frozen_[f]) freeze(in, f, top.level, rates);
     }
+    requeue_touched();
   }
   for (uint32_t f = 0; f < nf; ++f)
     PLANSIM_ASSERT(frozen_[f], "max-min: a flow was left without a rate");

@@ -47,12 +47,16 @@ class MaxMinSolver {
     bool operator>(const HeapItem& o) const { return level != o.level ? level > o.level : link > o.link; }
   };
   void freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates);
+  void requeue_touched();
 
   std::vector<double> remaining_;        // R_l
   std::vector<double> weight_;           // W_l
   std::vector<uint32_t> link_begin_;     // transpose CSR: link -> incidences
   std::vector<uint32_t> link_flow_;
   std::vector<uint8_t> frozen_;
+  std::vector<uint8_t> touched_flag_;
+  std::vector<uint32_t> touched_;
+  size_t unfrozen_ = 0;
   std::vector<std::pair<double, uint32_t>> caps_;
   std::vector<HeapItem> heap_;            // min-heap (std::push_heap with greater<>)
 };

@@ -1,6 +1,8 @@
 // Closed-form tests of the flow network, each with its derivation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -234,4 +236,59 @@ TEST_CASE("flow network: bad flows are internal errors", "[net][flow]") {
   CHECK_THROWS_AS(net.start(route, Bytes(-1), Time::zero(), [] {}), InternalError);
   CHECK_THROWS_AS(net.start(route, GB(1), Time::zero(), [] {}, Rate(0)), InternalError);
   CHECK_THROWS_AS(net.start(std::vector<LinkId>{LinkId(99)}, GB(1), Time::zero(), [] {}), InternalError);
+}
+
+TEST_CASE("flow network: identical flows share equally and still finish one by one", "[net][flow]") {
+  // Three flows over the same link (12 GB/s) with 1, 2 and 3 GB (solved as one weighted entry):
+  // 4 GB/s each until the 1 GB flow lands at 0.25 s. Then 1 GB and 2 GB are left, at 6 GB/s each:
+  // the first lands at 0.25 + 1/6 s with 1 GB left on the last, which runs alone at 12 GB/s and
+  // lands at 0.25 + 1/6 + 1/12 = 0.5 s (= 6 GB / 12 GB/s: the link never idles).
+  Topology topo = pair_topology(GBps(12), Time::zero());
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  net.set_check_invariants(true);
+  auto route = topo.route(GpuId(0), GpuId(1));
+  Time done[3];
+  FlowId f[3];
+  for (int i = 0; i < 3; ++i)
+    f[i] = net.start(route, GB(i + 1), Time::zero(), [&, i] { done[i] = sim.now(); });
+  sim.run_until(Time::ms(1));
+  for (FlowId id : f) CHECK(net.flow_rate(id).value() == Approx(4e9));
+  sim.run_until(Time::ms(300));
+  CHECK(net.flow_rate(f[1]).value() == Approx(6e9));
+  CHECK(net.flow_rate(f[2]).value() == Approx(6e9));
+  sim.run();
+  CHECK(near(done[0], Time::ms(250)));
+  CHECK(near(done[1], Time::from_seconds(0.25 + 1.0 / 6)));
+  CHECK(near(done[2], Time::ms(500)));
+}
+
+TEST_CASE("flow network: processor sharing of many flows on one link, no drift", "[net][flow]") {
+  // n flows start together on one link of bandwidth B. Sorted by size s_1 <= ... <= s_n they finish
+  // in order, and while k-1 have finished the rest share B equally, so
+  //   T_k = T_{k-1} + (n - k + 1)(s_k - s_{k-1}) / B = (s_1 + ... + s_k + (n - k) s_k) / B.
+  // 300 re-solves each round finish times to the picosecond: the error must stay at that level.
+  Topology topo = pair_topology(GBps(25), Time::zero());
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  auto route = topo.route(GpuId(0), GpuId(1));
+  const size_t n = 300;
+  std::vector<double> size(n);
+  for (size_t i = 0; i < n; ++i) size[i] = 1e6 * static_cast<double>(1 + (i * 7919) % 1000) + 0.37 * static_cast<double>(i);
+  std::vector<Time> done(n);
+  for (size_t i = 0; i < n; ++i) net.start(route, Bytes(size[i]), Time::zero(), [&, i] { done[i] = sim.now(); });
+  sim.run();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] < size[b]; });
+  double prefix = 0;
+  int64_t worst = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const double s = size[order[k]];
+    prefix += s;
+    const Time expect = Time::from_seconds((prefix + static_cast<double>(n - 1 - k) * s) / 25e9);
+    worst = std::max(worst, std::abs(done[order[k]].picoseconds() - expect.picoseconds()));
+  }
+  INFO("largest deviation " << worst << " ps");
+  CHECK(worst <= 1);
 }

@@ -1,0 +1,44 @@
+// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE] [--allow-oom]`:
+// simulate one training iteration of a scenario and report it.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "sim/app/command.hpp"
+#include "sim/io/scenario_loader.hpp"
+#include "sim/report/simulate_plan.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> sets;
+  std::string json;
+  std::string trace;
+  bool allow_oom = false;
+};
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto opt = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "simulate a training plan: iteration time, MFU, bubble, overlap, memory");
+  sub->add_option("file", opt->file, "scenario YAML (see scenarios/)")->required();
+  sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
+  sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
+  sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
+  sub->add_flag("--allow-oom", opt->allow_oom, "exit 0 even when the plan does not fit in GPU memory");
+  return {sub, [opt] {
+            LoadedScenario s = load_scenario(opt->file, opt->sets);
+            PlanRun run = simulate_plan(s.scenario, s.topology);
+            spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
+                         run.exec.events);
+            if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));
+            if (!opt->json.empty()) write_output(opt->json, report_json(run.report));
+            if (!opt->trace.empty()) write_output(opt->trace, trace_json(run.plan, run.exec));
+            return run.report.oom && !opt->allow_oom ? kExitOom : kExitOk;
+          }};
+}
+
+}  // namespace plansim::app

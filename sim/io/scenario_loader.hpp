@@ -1,0 +1,33 @@
+#pragma once
+// Public, yaml-free entry point for scenario files (the schema is in README "Scenario YAML").
+//   LoadedScenario s = load_scenario("scenarios/gpt3-175b.yaml", {"training.micro_batch=2"});
+// Every key is validated with file:line:col errors (ConfigError). `overrides` are "key.path=value"
+// strings applied to the YAML tree before validation; a path naming no schema key is an error.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/plan/scenario.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+struct LoadedScenario {
+  Scenario scenario;
+  Topology topology;
+};
+
+LoadedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
+
+// For tests and embedding: the scenario text plus a factory standing in for the `topology` key
+// (called with `nodes` when the scenario gives it, else with nullopt).
+using TopologyFactory = std::function<Topology(std::optional<int> nodes)>;
+LoadedScenario parse_scenario(const std::string& text, const std::string& name,
+                              const std::vector<std::string>& overrides, const TopologyFactory& topology);
+
+// Every key path the schema knows ("model.layers", "training.overlap.grad_reduce", ...).
+const std::vector<std::string>& scenario_key_paths();
+
+}  // namespace plansim

@@ -1,0 +1,278 @@
+// Scenario YAML -> Scenario (+ Topology). Every rejection is a ConfigError at the value's position.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/io/scenario_loader.hpp"
+#include "sim/io/scenario_topology.hpp"
+#include "sim/io/yaml_reader.hpp"
+#include "sim/sched/registry.hpp"
+
+namespace plansim {
+namespace {
+
+using io::MapReader;
+using io::YamlFile;
+
+const std::vector<std::string>& key_paths() {
+  static const std::vector<std::string> paths = {
+      "name", "topology", "nodes",
+      "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn_hidden", "model.vocab",
+      "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
+      "model.tied_embeddings", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
+      "model.moe.every",
+      "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
+      "parallel.zero", "parallel.order",
+      "schedule.kind", "schedule.virtual_stages",
+      "training.global_batch", "training.micro_batch", "training.recompute", "training.grad_bucket",
+      "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
+      "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
+      "compute.matmul_tflops", "compute.gemm_half_flops", "compute.attention_efficiency", "compute.hbm_efficiency",
+      "compute.launch_overhead", "compute.comm_slowdown"};
+  return paths;
+}
+
+// "a.b.c=value": sets root[a][b][c] = YAML of value (so lists and mappings work), creating mappings.
+void apply_override(YamlFile& file, YAML::Node root, const std::string& text) {
+  const SourcePos where{"--set " + text, 0, 0};
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw ConfigError(where, "an override must look like key.path=value");
+  const std::string path = text.substr(0, eq);
+  const auto& known = key_paths();
+  if (std::find(known.begin(), known.end(), path) == known.end()) {
+    std::string msg = fmt::format("unknown key '{}'", path);
+    if (auto s = io::did_you_mean(path, known)) msg += fmt::format(" (did you mean '{}'?)", *s);
+    throw ConfigError(where, msg);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(text.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(where, "the value is not valid YAML: " + e.msg);
+  }
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (!next.IsDefined() || next.IsNull()) chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    else if (!next.IsMap()) throw ConfigError(where, fmt::format("'{}' is not a mapping in the scenario", parts[i]));
+    chain.push_back(chain.back()[parts[i]]);
+  }
+  chain.back()[parts.back()] = value;
+  file.add_foreign(chain.back()[parts.back()], "--set " + text);
+}
+
+bool flag(MapReader& m, const std::string& key, bool fallback) { return m.optional<bool>(key, fallback); }
+
+int64_t positive_i64(MapReader& m, const std::string& key) {
+  YAML::Node n = m.require(key);
+  auto v = m.required<int64_t>(key);
+  if (v <= 0) m.fail(n, fmt::format("'{}' must be a positive integer, got {}", key, v));
+  return v;
+}
+
+double positive_or(MapReader& m, const std::string& key, double fallback) {
+  return m.has(key) ? m.positive_double(key) : fallback;
+}
+
+ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
+  MapReader m(f, n, "model");
+  ModelSpec s;
+  s.layers = m.positive_int("layers");
+  s.hidden = positive_i64(m, "hidden");
+  s.heads = m.positive_int("heads");
+  s.kv_heads = m.positive_int_or("kv_heads", s.heads);
+  s.ffn_hidden = m.has("ffn_hidden") ? positive_i64(m, "ffn_hidden") : 4 * s.hidden;
+  s.vocab = positive_i64(m, "vocab");
+  s.seq_len = positive_i64(m, "seq_len");
+  std::string dt = m.choice_or("dtype", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
+  s.dtype = *dtype_from_string(dt);
+  s.gated_mlp = flag(m, "gated_mlp", false);
+  s.bias = flag(m, "bias", false);
+  s.learned_positions = flag(m, "learned_positions", false);
+  s.tied_embeddings = flag(m, "tied_embeddings", false);
+  if (s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {}", s.hidden, s.heads));
+  if (s.heads % s.kv_heads != 0)
+    f.fail(m.require("kv_heads"), fmt::format("heads {} is not divisible by kv_heads {}", s.heads, s.kv_heads));
+  if (m.has("moe")) {
+    MapReader e(f, m.get("moe"), "model.moe");
+    MoeSpec moe;
+    moe.experts = e.positive_int("experts");
+    moe.top_k = e.positive_int_or("top_k", 1);
+    moe.expert_ffn_hidden = e.has("expert_ffn_hidden") ? positive_i64(e, "expert_ffn_hidden") : s.ffn_hidden;
+    moe.every = e.positive_int_or("every", 1);
+    if (moe.top_k > moe.experts) f.fail(e.require("top_k"), "top_k cannot exceed the number of experts");
+    e.finish();
+    s.moe = moe;
+  }
+  m.finish();
+  return s;
+}
+
+ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
+  MapReader m(f, n, "parallel");
+  ParallelSpec p;
+  p.tp = m.positive_int_or("tp", 1);
+  p.pp = m.positive_int_or("pp", 1);
+  p.dp = m.positive_int_or("dp", 1);
+  p.cp = m.positive_int_or("cp", 1);
+  p.ep = m.positive_int_or("ep", 1);
+  p.sequence_parallel = flag(m, "sequence_parallel", false);
+  if (m.has("zero")) {
+    YAML::Node z = m.get("zero");
+    p.zero = m.required<int>("zero");
+    if (p.zero < 0 || p.zero > 3) f.fail(z, fmt::format("'zero' must be 0, 1, 2 or 3, got {}", p.zero));
+  }
+  if (m.has("order")) {
+    YAML::Node o = m.get("order");
+    if (!o.IsSequence() || o.size() != 5)
+      f.fail(o, "'order' must list the five dimensions tp, cp, ep, dp, pp, innermost first");
+    std::vector<Dim> seen;
+    for (size_t i = 0; i < 5; ++i) {
+      const std::string word = o[i].IsScalar() ? o[i].Scalar() : std::string();
+      Dim dim = Dim::tp;
+      if (auto parsed = dim_from_string(word)) dim = *parsed;
+      else f.fail(o[i], "'order' entries must be tp, cp, ep, dp or pp");
+      if (std::find(seen.begin(), seen.end(), dim) != seen.end())
+        f.fail(o[i], fmt::format("'{}' appears twice in 'order'", to_string(dim)));
+      seen.push_back(dim);
+      p.order[i] = dim;
+    }
+  }
+  if (p.dp % p.ep != 0) f.fail(m.require("ep"), fmt::format("ep {} must divide dp {} (EP lives inside DP)", p.ep, p.dp));
+  if (p.sequence_parallel && p.tp == 1) f.fail(m.require("sequence_parallel"), "sequence_parallel needs tp > 1");
+  m.finish();
+  return p;
+}
+
+ScheduleSpec read_schedule(const YamlFile& f, const YAML::Node& n) {
+  MapReader m(f, n, "schedule");
+  ScheduleSpec s;
+  s.kind = m.choice_or("kind", schedule_names(), "1f1b");
+  s.virtual_stages = m.positive_int_or("virtual_stages", 1);
+  if (s.virtual_stages > 1 && s.kind != "interleaved")
+    f.fail(m.require("virtual_stages"), "virtual_stages > 1 needs kind: interleaved");
+  m.finish();
+  return s;
+}
+
+TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) {
+  MapReader m(f, n, "training");
+  TrainingSpec t;
+  t.global_batch = positive_i64(m, "global_batch");
+  t.micro_batch = m.positive_int_or("micro_batch", 1);
+  std::string rc = m.choice_or("recompute", {"none", "selective", "full"}, "none");
+  t.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
+  t.grad_bucket = m.bytes_or("grad_bucket", MiB(25));
+  if (m.has("overlap")) {
+    MapReader o(f, m.get("overlap"), "training.overlap");
+    t.overlap.grad_reduce = flag(o, "grad_reduce", true);
+    t.overlap.param_gather = flag(o, "param_gather", true);
+    t.overlap.tp_comm = flag(o, "tp_comm", false);
+    o.finish();
+  }
+  t.weight_bytes = positive_or(m, "weight_bytes", dtype_size(dtype).value());
+  t.grad_bytes = positive_or(m, "grad_bytes", dtype_size(dtype).value());
+  t.optimizer_bytes = m.has("optimizer_bytes") ? m.required<double>("optimizer_bytes") : 12.0;
+  if (t.optimizer_bytes < 0) f.fail(m.require("optimizer_bytes"), "'optimizer_bytes' cannot be negative");
+  m.finish();
+  return t;
+}
+
+ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
+  MapReader m(f, n, "compute");
+  ComputeOverrides c;
+  if (m.has("matmul_tflops")) c.matmul_tflops = m.positive_double("matmul_tflops");
+  if (m.has("gemm_half_flops")) c.gemm_half_flops = m.positive_double("gemm_half_flops");
+  if (m.has("attention_efficiency")) c.attention_efficiency = m.positive_double("attention_efficiency");
+  if (m.has("hbm_efficiency")) c.hbm_efficiency = m.positive_double("hbm_efficiency");
+  if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
+  if (m.has("comm_slowdown")) c.comm_slowdown = m.required<double>("comm_slowdown");
+  m.finish();
+  return c;
+}
+
+// Cross-key checks that need several sections (and the topology's GPU count).
+void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, size_t gpus) {
+  const auto& p = s.parallel;
+  const auto& m = s.model;
+  YAML::Node par = root.require("parallel");
+  if (static_cast<size_t>(p.world()) != gpus)
+    f.fail(par, fmt::format("tp·pp·dp·cp = {}·{}·{}·{} = {} GPUs, but the topology has {} GPUs", p.tp, p.pp, p.dp,
+                            p.cp, p.world(), gpus));
+  YAML::Node tr = root.require("training");
+  YAML::Node mo = root.require("model");
+  const int64_t per_step = static_cast<int64_t>(s.training.micro_batch) * p.dp;
+  if (s.training.global_batch % per_step != 0)
+    f.fail(tr, fmt::format("global_batch {} is not divisible by micro_batch·dp = {}·{} = {}", s.training.global_batch,
+                           s.training.micro_batch, p.dp, per_step));
+  const int v = s.schedule.virtual_stages;
+  if (m.layers % (p.pp * v) != 0)
+    f.fail(mo, fmt::format("layers {} is not divisible by pp·virtual_stages = {}·{} = {}", m.layers, p.pp, v, p.pp * v));
+  if (m.heads % p.tp != 0) f.fail(mo, fmt::format("heads {} is not divisible by tp {}", m.heads, p.tp));
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    f.fail(mo, fmt::format("kv_heads {} and tp {}: one must divide the other", m.kv_heads, p.tp));
+  if (m.ffn_hidden % p.tp != 0) f.fail(mo, fmt::format("ffn_hidden {} is not divisible by tp {}", m.ffn_hidden, p.tp));
+  if (m.vocab % p.tp != 0) f.fail(mo, fmt::format("vocab {} is not divisible by tp {}", m.vocab, p.tp));
+  if (m.seq_len % (p.cp * (p.sequence_parallel ? p.tp : 1)) != 0)
+    f.fail(mo, fmt::format("seq_len {} is not divisible by cp{}", m.seq_len, p.sequence_parallel ? "·tp" : ""));
+  if (p.ep > 1 && (!m.moe || m.moe->experts % p.ep != 0))
+    f.fail(par, fmt::format("ep {} needs an MoE model whose expert count it divides", p.ep));
+  if (s.schedule.kind == "interleaved" && s.micro_batches() % p.pp != 0)
+    f.fail(root.require("schedule"),
+           fmt::format("the interleaved schedule needs micro-batches ({}) to be a multiple of pp ({})",
+                       s.micro_batches(), p.pp));
+}
+
+LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const TopologyFactory* factory) {
+  YAML::Node root = f.root();
+  for (const auto& o : overrides) apply_override(f, root, o);
+  MapReader r(f, root, "the scenario");
+  Scenario s;
+  s.name = r.optional<std::string>("name", f.name());
+  if (r.has("nodes")) s.nodes = r.positive_int("nodes");
+  s.model = read_model(f, r.require("model"));
+  s.parallel = r.has("parallel") ? read_parallel(f, r.get("parallel")) : ParallelSpec{};
+  s.schedule = r.has("schedule") ? read_schedule(f, r.get("schedule")) : ScheduleSpec{};
+  s.training = read_training(f, r.require("training"), s.model.dtype);
+  if (r.has("compute")) s.compute = read_compute(f, r.get("compute"));
+  std::optional<Topology> topo;
+  if (factory) {
+    r.allow({"topology"});
+    topo.emplace((*factory)(s.nodes));
+  } else {
+    YAML::Node tn = r.require("topology");
+    topo.emplace(io::scenario_topology(f, tn, s.nodes));
+    // Default `nodes`: just what the plan needs, when the topology is larger.
+    const size_t world = static_cast<size_t>(s.parallel.world());
+    if (!s.nodes && topo->num_gpus() > world && topo->num_hosts() > 0) {
+      const size_t per_node = topo->num_gpus() / static_cast<size_t>(topo->num_hosts());
+      if (per_node > 0 && world % per_node == 0)
+        topo.emplace(io::scenario_topology(f, tn, static_cast<int>(world / per_node)));
+    }
+  }
+  r.finish();
+  check_consistency(f, r, s, topo->num_gpus());
+  return LoadedScenario{std::move(s), std::move(*topo)};
+}
+
+}  // namespace
+
+const std::vector<std::string>& scenario_key_paths() { return key_paths(); }
+
+LoadedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  return read(YamlFile::load(path), overrides, nullptr);
+}
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& name,
+                              const std::vector<std::string>& overrides, const TopologyFactory& topology) {
+  return read(YamlFile::parse(text, name), overrides, &topology);
+}
+
+}  // namespace plansim

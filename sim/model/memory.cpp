@@ -1,0 +1,73 @@
+#include "sim/model/memory.hpp"
+
+#include "sim/model/transformer.hpp"
+
+namespace plansim {
+
+MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zero, int dp) {
+  const double n = dp;
+  MemoryBreakdown m;
+  m.weights = Bytes(params * t.weight_bytes / (zero >= 3 ? n : 1));
+  m.gradients = Bytes(params * t.grad_bytes / (zero >= 2 ? n : 1));
+  m.optimizer = Bytes(params * t.optimizer_bytes / (zero >= 1 ? n : 1));
+  return m;
+}
+
+Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r) {
+  const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
+  const double h = static_cast<double>(m.hidden), a = m.heads, t = p.tp;
+  const double s_local = s / p.cp;
+  const double sbh = s_local * b * h;
+  const double attn = 5 * a * s / h;  // the softmax/dropout term (s·b·h·5as/h = 5·a·s²·b)
+  if (r == Recompute::full) return Bytes(2 * sbh / (p.sequence_parallel ? t : 1));
+  const double keep_attn = r == Recompute::selective ? 0 : 1;
+  if (p.sequence_parallel) return Bytes(sbh / t * (34 + keep_attn * attn));
+  return Bytes(sbh * (10 + 24 / t + keep_attn * attn / t));
+}
+
+StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count) {
+  const ModelSpec& m = s.model;
+  const ParallelSpec& p = s.parallel;
+  const ParamCount c = count_parameters(m);
+  StageParams out;
+  for (int l = first_layer; l < first_layer + layer_count; ++l) {
+    if (m.is_moe_layer(l)) {
+      out.dense += (c.per_moe_layer - c.expert_params_per_moe_layer) / p.tp;
+      out.expert += c.expert_params_per_moe_layer / (p.tp * p.ep);
+    } else {
+      out.dense += c.per_dense_layer / p.tp;
+    }
+  }
+  if (stage == 0) out.dense += c.embedding / p.tp;
+  if (stage == p.pp - 1) {
+    out.dense += c.final_norm;
+    // Tied embeddings: with pp > 1 the last stage keeps its own copy of the embedding matrix.
+    out.dense += (m.tied_embeddings ? (p.pp > 1 ? static_cast<double>(m.vocab * m.hidden) : 0) : c.output) / p.tp;
+  }
+  return out;
+}
+
+MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
+  const ParallelSpec& p = s.parallel;
+  // With several chunks a stage's layers are not contiguous; the indices only matter for which
+  // layers are MoE (every-k), so the stage's first chunk's range is used.
+  StageParams sp = stage_parameters(s, in.stage, in.stage * in.layers_per_chunk, in.layers_on_stage);
+  MemoryBreakdown dense = model_state_memory(sp.dense, s.training, p.zero, p.dp);
+  MemoryBreakdown expert = model_state_memory(sp.expert, s.training, p.zero, p.dp / p.ep);
+  MemoryBreakdown out;
+  out.weights = dense.weights + expert.weights;
+  out.gradients = dense.gradients + expert.gradients;
+  out.optimizer = dense.optimizer + expert.optimizer;
+  const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute);
+  out.activations = per_layer * static_cast<double>(in.peak_in_flight) * static_cast<double>(in.layers_per_chunk);
+  // Temporary: fp32 logits and their gradient on the last stage; one gradient bucket for DP; under
+  // ZeRO-3 two gathered layers (the current one and the prefetched one).
+  const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;
+  if (in.stage == p.pp - 1) out.temporary += Bytes(8 * tokens * static_cast<double>(s.model.vocab) / p.tp);
+  if (p.dp > 1) out.temporary += s.training.grad_bucket;
+  if (p.zero >= 3 && in.layers_on_stage > 0)
+    out.temporary += Bytes(2 * (sp.dense + sp.expert) / in.layers_on_stage * s.training.weight_bytes);
+  return out;
+}
+
+}  // namespace plansim

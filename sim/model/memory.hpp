@@ -1,0 +1,55 @@
+#pragma once
+// Per-rank memory: parameters, gradients and optimizer states by ZeRO stage, activations by
+// schedule and recompute, temporary buffers.
+//
+// Model states use the per-parameter byte counts of TrainingSpec: mixed-precision Adam is 2 (bf16
+// weights) + 2 (gradients) + 12 (fp32 master + m + v) = 16 B/param; the seeds' simplified rule is
+// 2 + 2 + 4 = 8. ZeRO-1 shards optimizer states over DP, ZeRO-2 also gradients, ZeRO-3 also weights.
+//
+// Activations per layer per micro-batch follow Korthikanti et al. 2022 (Table 2), in bytes for a
+// 16-bit GPT layer, s = sequence, b = micro-batch, h = hidden, a = heads, t = TP degree:
+//   no TP:           s·b·h·(34 + 5·a·s/h)
+//   TP:              s·b·h·(10 + 24/t + 5·a·s/(h·t))
+//   TP + SP:         s·b·h/t·(34 + 5·a·s/h)
+//   selective recompute drops the 5·a·s/h term (attention scores are recomputed);
+//   full recompute keeps only each layer's input, 2·s·b·h (/t with SP).
+// With CP each rank holds s/cp of the sequence (the a·s² term becomes a·s·s/cp).
+// The constants are GPT's (4h MLP, MHA); they are applied unchanged to GQA/gated models.
+#include "sim/core/units.hpp"
+#include "sim/plan/scenario.hpp"
+
+namespace plansim {
+
+struct MemoryBreakdown {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer;
+  Bytes activations;
+  Bytes temporary;
+  [[nodiscard]] Bytes model_states() const { return weights + gradients + optimizer; }
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations + temporary; }
+};
+
+// Model states of `params` parameters on one rank of a DP group of `dp` ranks at ZeRO stage `zero`.
+MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zero, int dp);
+
+// Korthikanti activation bytes for one layer and one micro-batch on one rank.
+Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r);
+
+// Full per-rank memory of pipeline stage `stage`.
+struct StageMemoryInput {
+  int stage = 0;
+  int layers_on_stage = 0;   // over all chunks
+  int layers_per_chunk = 0;
+  int peak_in_flight = 0;    // (micro-batch, chunk) activations held at once (from the schedule)
+};
+MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);
+
+// Parameters held by one rank of pipeline stage `stage` before ZeRO sharding (dense / expert).
+struct StageParams {
+  double dense = 0;
+  double expert = 0;
+};
+StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count);
+
+}  // namespace plansim

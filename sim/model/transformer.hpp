@@ -1,0 +1,70 @@
+#pragma once
+// Transformer spec -> ops with FLOPs and HBM bytes, and parameter counts.
+//
+// FLOP conventions (Narayanan et al. 2021): a GEMM (m×k)·(k×n) is 2mkn FLOPs; attention counts the
+// full s×s score matrix (QKᵀ and A·V: 4·b·s²·h per layer forward), as Megatron does, causal or not;
+// backward = 2 × forward (input gradient + weight gradient, each one forward). Model FLOPs per
+// iteration therefore equal 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) for a dense GPT with 4h non-gated
+// MLP (tested); with full recompute the hardware FLOPs are Narayanan's eq. (3),
+// 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). MFU uses model FLOPs; HFU adds recompute.
+// MLP: `gated_mlp` true = SwiGLU (three h×ffn matrices, Llama), false = two (Megatron GPT, 4h).
+#include <string>
+#include <vector>
+
+#include "sim/plan/scenario.hpp"
+
+namespace plansim {
+
+enum class OpClass { gemm, attention, elementwise };
+const char* to_string(OpClass c);
+
+struct OpCost {
+  std::string name;
+  OpClass cls = OpClass::gemm;
+  double flops = 0;       // per rank
+  double hbm_bytes = 0;   // per rank, bytes read + written
+};
+
+// How one layer is split across ranks.
+struct Shard {
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;
+  bool sequence_parallel = false;
+};
+
+// The forward ops of layer `layer` for a micro-batch of `batch` sequences on one rank, in two blocks
+// (attention block, MLP/MoE block) so the plan can place the TP collectives between them.
+struct LayerForward {
+  std::vector<OpCost> attention;
+  std::vector<OpCost> mlp;
+  double activation_tokens = 0;  // tokens this rank processes (b·s/cp)
+};
+LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const Shard& sh);
+std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh);
+std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shard& sh);  // output layer + loss
+
+// Backward of a forward op list. `part`: both gradients, input gradient only (B), weight gradient only (W).
+enum class BackwardPart { both, input, weight };
+std::vector<OpCost> backward_of(const std::vector<OpCost>& forward, BackwardPart part);
+
+double total_flops(const std::vector<OpCost>& ops);
+
+struct ParamCount {
+  double per_dense_layer = 0;  // attention + MLP + norms (+ biases)
+  double per_moe_layer = 0;    // attention + router + all experts + norms
+  double embedding = 0;        // token (+ learned position) embedding
+  double output = 0;           // output projection (0 when tied)
+  double final_norm = 0;
+  double total = 0;
+  double expert_params_per_moe_layer = 0;
+};
+ParamCount count_parameters(const ModelSpec& m);
+
+// Model FLOPs of one iteration (no recompute), summed over our per-op counts for the whole batch.
+double model_flops_per_iteration(const ModelSpec& m, int64_t global_batch);
+// Narayanan et al. 2021 closed forms, for tests and the validation runner.
+double megatron_model_flops(const ModelSpec& m, int64_t global_batch);      // 72·B·s·l·h²(1 + s/6h + V/12lh)
+double megatron_eq3_flops(const ModelSpec& m, int64_t global_batch);        // 96·B·s·l·h²(1 + s/6h + V/16lh)
+
+}  // namespace plansim

@@ -1,0 +1,126 @@
+#pragma once
+// FlowNetwork's internal state, shared by flow_network.cpp (flow lifecycle: start, activation,
+// completion) and flow_resolve.cpp (component search and max-min re-solve). Not a public header.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/net/completion_heap.hpp"
+#include "sim/net/flow_network.hpp"
+#include "sim/net/max_min.hpp"
+
+namespace plansim {
+
+struct FlowNetwork::Impl {
+  struct Entry {  // one distinct link of a flow
+    uint32_t link;
+    uint32_t mult;
+  };
+  // A flow's distinct links: up to kInline stored in the flow itself (point-to-point routes), so the
+  // component search reaches them without a second dependent cache miss; longer lists (ring
+  // channels) live in the vector.
+  class EntryList {
+   public:
+    static constexpr uint32_t kInline = 4;
+    void clear() {
+      size_ = 0;
+      spill_.clear();
+    }
+    void push_back(const Entry& e) {
+      if (size_ < kInline) {
+        inline_[size_] = e;
+      } else {
+        if (size_ == kInline) spill_.assign(inline_, inline_ + kInline);
+        spill_.push_back(e);
+      }
+      ++size_;
+    }
+    [[nodiscard]] uint32_t size() const { return size_; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    Entry* begin() { return size_ <= kInline ? inline_ : spill_.data(); }
+    Entry* end() { return begin() + size_; }
+    [[nodiscard]] const Entry* begin() const { return size_ <= kInline ? inline_ : spill_.data(); }
+    [[nodiscard]] const Entry* end() const { return begin() + size_; }
+    Entry& operator[](size_t i) { return begin()[i]; }
+    const Entry& operator[](size_t i) const { return begin()[i]; }
+    Entry& back() { return begin()[size_ - 1]; }
+
+   private:
+    uint32_t size_ = 0;
+    Entry inline_[kInline] = {};
+    std::vector<Entry> spill_;
+  };
+  struct LinkRef {
+    uint32_t slot;
+    uint32_t entry;  // index into the flow's entries
+  };
+  enum class State : uint8_t { free, waiting, active };
+  // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
+  struct Flow {
+    FlowId id;
+    State state = State::free;
+    bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
+    double bytes = 0;
+    double remaining = 0;
+    double rate = 0;
+    double cap = kNoCap;
+    Time last;
+    uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
+    EntryList entries;
+  };
+  struct Cold {
+    std::function<void()> on_done;
+    EventId activation;
+  };
+
+  Impl(Simulation& s, const Topology& t);
+  FlowId start(std::span<const LinkId> links, double bytes, Time latency, std::function<void()> on_done, double cap);
+  void activate(uint32_t slot);
+  void mark_dirty(const Flow& f);
+  void ensure_resolve();
+  void resolve();
+  void solve_component(uint32_t seed_link);
+  void group_flows();
+  void set_rate(uint32_t slot, double rate);
+  void set_finish(uint32_t slot);
+  void on_completion();
+  void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued
+  void release(uint32_t slot);
+  void reschedule_completion();
+  void check_links(std::span<const uint32_t> links) const;
+
+  Simulation& sim;
+  const Topology& topo;
+  std::vector<double> capacity;                   // per link, bytes/s
+  std::vector<std::vector<LinkRef>> link_flows;   // per link: active flows crossing it
+  std::vector<Time> busy_since;
+  std::vector<LinkStats> stats;
+  std::vector<uint32_t> link_stamp;
+  std::vector<uint32_t> link_local;
+  std::vector<uint32_t> dedupe_stamp, dedupe_pos;  // start(): multiset -> (link, multiplicity)
+  uint32_t dedupe_epoch = 0;
+  std::vector<Flow> flows;                        // slots, reused
+  std::vector<Cold> cold;                         // same slots
+  std::vector<uint32_t> flow_stamp;               // same slots: epoch of the last component search
+  std::vector<uint32_t> free_slots;
+  std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
+  CompletionHeap heap;
+  std::vector<uint32_t> dirty;
+  EventId resolve_event;
+  EventId completion_event;
+  Time completion_time = Time::infinite();
+  uint32_t epoch = 0;
+  uint64_t started = 0;
+  uint64_t solves = 0;
+  size_t live = 0;
+  bool check = false;
+  // Scratch for component solves (reused).
+  std::vector<uint32_t> comp_flows, comp_links;
+  std::vector<uint32_t> flow_begin, entry_link;
+  std::vector<double> entry_mult, flow_cap, link_cap, rates;
+  std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
+  std::vector<double> group_weight;
+  MaxMinSolver solver;
+};
+
+}  // namespace plansim

@@ -1,0 +1,47 @@
+#pragma once
+// Runs every rank's program on the event engine. Compute ops take the compute model's time on the
+// rank's compute stream (slowed by comm_slowdown while one of the rank's communication ops is in
+// flight, evaluated when the op starts); collectives start once every member has issued them and
+// send/recv (asynchronous, like isend/irecv: they wait for their deps, not for their stream)
+// once both sides are ready, and go through a CommService (the collective runner over
+// the flow network in `plansim run`, so groups that share links contend).
+#include <functional>
+#include <vector>
+
+#include "sim/compute/compute_model.hpp"
+#include "sim/core/ids.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/plan/program.hpp"
+
+namespace plansim {
+
+struct CommRequest {
+  CommOp op = CommOp::all_reduce;
+  std::vector<GpuId> ranks;  // group members (send_recv: {sender, receiver})
+  Bytes bytes;
+  Dim dim = Dim::tp;         // which parallel dimension issued it (pp for send/recv)
+};
+
+class CommService {
+ public:
+  virtual ~CommService() = default;
+  // Starts a transfer at the simulation's current time; `on_done` runs when it completes.
+  virtual void start(const CommRequest& request, std::function<void()> on_done) = 0;
+};
+
+struct OpTiming {
+  Time start;  // for collectives: when all members were ready (the transfer's start)
+  Time end;
+};
+
+struct ExecutionResult {
+  Time iteration;                              // last op end over all ranks
+  std::vector<std::vector<OpTiming>> timings;  // [rank][op]
+  std::vector<Time> compute_cost;              // per CompiledPlan::costs entry, without slowdown
+  uint64_t events = 0;
+  uint64_t comm_calls = 0;
+};
+
+ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim);
+
+}  // namespace plansim

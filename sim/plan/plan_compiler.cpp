@@ -1,0 +1,386 @@
+#include "sim/plan/plan_compiler.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "sim/core/assert.hpp"
+#include "sim/model/memory.hpp"
+#include "sim/plan/plan_costs.hpp"
+#include "sim/plan/rank_mapping.hpp"
+#include "sim/sched/registry.hpp"
+#include "sim/sched/timeline.hpp"
+
+namespace plansim {
+namespace {
+
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+constexpr int kEmbedding = -1;
+constexpr int kOutput = -2;
+
+// Deduplicates groups by member list, so every rank of a group refers to the same id.
+class GroupTable {
+ public:
+  explicit GroupTable(std::vector<Group>& out) : out_(&out) {}
+  uint32_t id(Dim d, const std::vector<int>& ranks) {
+    std::vector<uint32_t> r(ranks.begin(), ranks.end());
+    auto key = std::make_pair(static_cast<int>(d), r);
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    out_->push_back(Group{d, std::move(r)});
+    const auto id = static_cast<uint32_t>(out_->size() - 1);
+    index_.emplace(std::move(key), id);
+    return id;
+  }
+
+ private:
+  std::vector<Group>* out_;
+  std::map<std::pair<int, std::vector<uint32_t>>, uint32_t> index_;
+};
+
+struct Context {
+  const Scenario* s;
+  const RankMapping* map;
+  CostTable* costs;
+  GroupTable* groups;
+  const StageOrders* orders;
+  bool split;
+  int nvs, layers_per_chunk;
+  double act_bytes, pp_bytes, kv_bytes, a2a_bytes;
+};
+
+class RankBuilder {
+ public:
+  RankBuilder(const Context& c, Program& p) : c_(c), p_(p), s_(*c.s) {
+    const ParallelSpec& par = s_.parallel;
+    const int r = static_cast<int>(p.rank);
+    coords_ = c.map->coords(r);
+    p.stage = coords_[Dim::pp];
+    tp_ = c.groups->id(Dim::tp, c.map->group(r, {Dim::tp}));
+    cp_ = c.groups->id(Dim::cp, c.map->group(r, {Dim::cp}));
+    ep_ = c.groups->id(Dim::ep, c.map->group(r, {Dim::ep}));
+    dp_ = c.groups->id(Dim::dp, c.map->group(r, {Dim::ep, Dim::dp}));
+    mp_ = c.groups->id(Dim::pp, c.map->group(r, {Dim::cp, Dim::pp}));
+    const ParamCount pc = count_parameters(s_.model);
+    dense_layer_params_ = pc.per_dense_layer / par.tp;
+    moe_dense_params_ = (pc.per_moe_layer - pc.expert_params_per_moe_layer) / par.tp;
+    moe_expert_params_ = pc.expert_params_per_moe_layer / (par.tp * par.ep);
+    // Embedding (first stage) and output layer + final norm (last stage), each this rank's share.
+    if (p.stage == 0) emb_params_ = pc.embedding / par.tp;
+    if (p.stage == par.pp - 1)
+      out_params_ = stage_parameters(s_, p.stage, 0, 0).dense - emb_params_;
+  }
+
+  void build() {
+    const ParallelSpec& par = s_.parallel;
+    if (par.zero >= 1 && par.zero <= 2 && par.dp > 1 && s_.training.overlap.param_gather) gather_all_params(kNone);
+    for (const SchedOp& op : (*c_.orders)[static_cast<size_t>(p_.stage)]) {
+      if (op.phase == Phase::F) forward(op.micro_batch, op.chunk);
+      else if (op.phase == Phase::B) backward(op.micro_batch, op.chunk);
+      else weight_grads(op.micro_batch, op.chunk);
+    }
+    flush_grads(true);
+    // Gradient clipping: the global gradient norm is all-reduced over the model-parallel ranks
+    // (Megatron), so no stage starts its optimizer step before every stage's backward is done.
+    // Modelled over the pp·cp ranks of this TP rank (the TP part of the 8-byte reduction is
+    // negligible and keeping it off the TP links keeps TP memoisation exact).
+    uint32_t norm = kNone;
+    if (par.pp * par.cp > 1)
+      norm = coll(StreamKind::pp_comm, CommOp::all_reduce, mp_, 8, Phase::W, -1, {last_dp_, last_compute_});
+    const double local = local_params() / (par.zero >= 1 ? par.dp : 1);
+    last_compute_ = compute(c_.costs->optimizer(local), Phase::W, -1, false, {last_dp_, last_compute_, norm});
+    if (par.zero >= 1 && par.zero <= 2 && par.dp > 1 && !s_.training.overlap.param_gather) gather_all_params(last_compute_);
+  }
+
+ private:
+  // ---- emission helpers ----
+  uint32_t emit(ProgramOp op, std::initializer_list<uint32_t> deps) {
+    op.dep_begin = static_cast<uint32_t>(p_.deps.size());
+    for (uint32_t d : deps)
+      if (d != kNone && std::find(p_.deps.begin() + op.dep_begin, p_.deps.end(), d) == p_.deps.end())
+        p_.deps.push_back(d);
+    op.dep_count = static_cast<uint32_t>(p_.deps.size()) - op.dep_begin;
+    p_.ops.push_back(op);
+    return static_cast<uint32_t>(p_.ops.size() - 1);
+  }
+  uint32_t compute(uint32_t cost, Phase ph, int mb, bool recompute, std::initializer_list<uint32_t> deps) {
+    ProgramOp op;
+    op.kind = OpKind::compute;
+    op.cost = cost;
+    op.phase = ph;
+    op.micro_batch = mb;
+    op.recompute = recompute;
+    return last_compute_ = emit(op, deps);
+  }
+  uint32_t coll(StreamKind st, CommOp cm, uint32_t group, double bytes, Phase ph, int mb,
+                std::initializer_list<uint32_t> deps) {
+    ProgramOp op;
+    op.kind = OpKind::collective;
+    op.stream = st;
+    op.comm = cm;
+    op.group = group;
+    op.seq = seq_[group]++;
+    op.bytes = bytes;
+    op.phase = ph;
+    op.micro_batch = mb;
+    return emit(op, deps);
+  }
+  uint32_t p2p(OpKind k, int peer, uint32_t tag, Phase ph, int mb, std::initializer_list<uint32_t> deps) {
+    ProgramOp op;
+    op.kind = k;
+    op.stream = StreamKind::pp_comm;
+    op.comm = CommOp::send_recv;
+    op.peer = static_cast<uint32_t>(peer);
+    op.tag = tag;
+    op.bytes = c_.pp_bytes;
+    op.phase = ph;
+    op.micro_batch = mb;
+    return emit(op, deps);
+  }
+
+  // ---- structure ----
+  [[nodiscard]] int vstage(int chunk) const { return virtual_stage(p_.stage, chunk, s_.parallel.pp); }
+  [[nodiscard]] int first_layer(int chunk) const { return vstage(chunk) * c_.layers_per_chunk; }
+  [[nodiscard]] int rank_of_vstage(int vs) const {
+    RankCoords c = coords_;
+    c[Dim::pp] = vs % s_.parallel.pp;
+    return c_.map->rank(c);
+  }
+  [[nodiscard]] bool is_moe(int l) const { return s_.model.is_moe_layer(l); }
+  [[nodiscard]] double layer_params(int l) const {
+    return is_moe(l) ? moe_dense_params_ + moe_expert_params_ : dense_layer_params_;
+  }
+  [[nodiscard]] double local_params() const {
+    double n = emb_params_ + out_params_;
+    for (int c = 0; c < s_.schedule.virtual_stages; ++c)
+      for (int l = first_layer(c); l < first_layer(c) + c_.layers_per_chunk; ++l) n += layer_params(l);
+    return n;
+  }
+  [[nodiscard]] uint32_t tag(int mb, int boundary_vs, int dir) const {
+    return static_cast<uint32_t>(((mb * c_.nvs) + boundary_vs) * 2 + dir);
+  }
+
+  // TP collective after a block (forward or backward); returns what the next block depends on.
+  uint32_t tp_after(uint32_t block, Phase ph, int mb) {
+    if (s_.parallel.tp == 1) return block;
+    const CommOp op = s_.parallel.sequence_parallel ? CommOp::reduce_scatter : CommOp::all_reduce;
+    uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {block});
+    return s_.training.overlap.tp_comm ? block : c;
+  }
+  uint32_t tp_before(uint32_t dep, Phase ph, int mb) {
+    if (s_.parallel.tp == 1 || !s_.parallel.sequence_parallel) return dep;
+    uint32_t c = coll(StreamKind::tp_comm, CommOp::all_gather, tp_, c_.act_bytes, ph, mb, {dep});
+    return s_.training.overlap.tp_comm ? dep : c;
+  }
+  // ZeRO-3: gather layer l's parameters, at most one layer ahead of the compute stream.
+  uint32_t zero3_gather(int l, Phase ph, int mb) {
+    if (s_.parallel.zero < 3 || s_.parallel.dp == 1) return kNone;
+    uint32_t g = coll(StreamKind::dp_comm, CommOp::all_gather, dp_, layer_params(l) * s_.training.weight_bytes, ph, mb,
+                      {prev_compute_});
+    prev_compute_ = last_compute_;
+    return g;
+  }
+
+  uint32_t layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute) {
+    const bool moe = is_moe(l);
+    uint32_t d = in;
+    const uint32_t g = zero3_gather(l, ph, mb);
+    const uint32_t pg = mb == first_mb_ && !recompute && l < static_cast<int>(param_gather_.size()) ? param_gather_[static_cast<size_t>(l)] : kNone;
+    d = tp_before(d, ph, mb);
+    uint32_t kv = kNone;
+    if (s_.parallel.cp > 1) kv = coll(StreamKind::cp_comm, CommOp::all_gather, cp_, c_.kv_bytes, ph, mb, {d});
+    uint32_t a = compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg});
+    d = tp_after(a, ph, mb);
+    d = tp_before(d, ph, mb);
+    if (moe && s_.parallel.ep > 1) d = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {d});
+    uint32_t m = compute(c_.costs->forward(1, moe), ph, mb, recompute, {d});
+    if (moe && s_.parallel.ep > 1) m = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {m});
+    return tp_after(m, ph, mb);
+  }
+
+  uint32_t layer_backward(int l, int mb, uint32_t in, BackwardPart part) {
+    const bool moe = is_moe(l);
+    const Phase ph = Phase::B;
+    uint32_t d = in;
+    const uint32_t g = zero3_gather(l, ph, mb);
+    d = tp_before(d, ph, mb);
+    if (moe && s_.parallel.ep > 1) d = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {d});
+    uint32_t m = compute(c_.costs->backward(1, moe, part), ph, mb, false, {d, g});
+    if (moe && s_.parallel.ep > 1) m = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {m});
+    d = tp_after(m, ph, mb);
+    d = tp_before(d, ph, mb);
+    if (s_.training.recompute == Recompute::selective)
+      d = compute(c_.costs->attention_recompute(), ph, mb, true, {d});
+    uint32_t a = compute(c_.costs->backward(0, moe, part), ph, mb, false, {d});
+    if (s_.parallel.cp > 1) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
+    uint32_t out = tp_after(a, ph, mb);
+    if (part == BackwardPart::both && mb == last_mb_) add_grads(l, a);
+    return out;
+  }
+
+  void forward(int mb, int chunk) {
+    const int vs = vstage(chunk);
+    uint32_t d = kNone;
+    if (vs > 0) {
+      const int prev = rank_of_vstage(vs - 1);
+      if (prev != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, prev, tag(mb, vs - 1, 0), Phase::F, mb, {});
+    } else {
+      d = compute(c_.costs->embedding(true), Phase::F, mb, false, {});
+    }
+    for (int l = first_layer(chunk); l < first_layer(chunk) + c_.layers_per_chunk; ++l) d = layer_forward(l, mb, d, Phase::F, false);
+    if (vs == c_.nvs - 1) {
+      compute(c_.costs->logits(BackwardPart::both, true), Phase::F, mb, false, {d});
+    } else {
+      const int next = rank_of_vstage(vs + 1);
+      if (next != static_cast<int>(p_.rank)) p2p(OpKind::send, next, tag(mb, vs, 0), Phase::F, mb, {d});
+    }
+  }
+
+  void backward(int mb, int chunk) {
+    const int vs = vstage(chunk);
+    const BackwardPart part = c_.split ? BackwardPart::input : BackwardPart::both;
+    uint32_t d = kNone;
+    if (s_.training.recompute == Recompute::full) {
+      uint32_t r = kNone;
+      for (int l = first_layer(chunk); l < first_layer(chunk) + c_.layers_per_chunk; ++l) r = layer_forward(l, mb, r, Phase::B, true);
+      d = r;
+    }
+    if (vs == c_.nvs - 1) {
+      d = compute(c_.costs->logits(part, false), Phase::B, mb, false, {d});
+      if (part == BackwardPart::both && mb == last_mb_) add_grads(kOutput, d);
+    } else {
+      const int next = rank_of_vstage(vs + 1);
+      if (next != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
+    }
+    for (int l = first_layer(chunk) + c_.layers_per_chunk - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
+    if (vs > 0) {
+      const int prev = rank_of_vstage(vs - 1);
+      if (prev != static_cast<int>(p_.rank)) p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
+    } else {
+      d = compute(c_.costs->embedding(false), Phase::B, mb, false, {d});
+      if (mb == last_mb_) add_grads(kEmbedding, d);
+    }
+  }
+
+  void weight_grads(int mb, int chunk) {
+    const int vs = vstage(chunk);
+    if (vs == c_.nvs - 1) {
+      uint32_t w = compute(c_.costs->logits(BackwardPart::weight, false), Phase::W, mb, false, {});
+      if (mb == last_mb_) add_grads(kOutput, w);
+    }
+    for (int l = first_layer(chunk) + c_.layers_per_chunk - 1; l >= first_layer(chunk); --l) {
+      compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
+      uint32_t w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
+      if (mb == last_mb_) add_grads(l, w);
+    }
+  }
+
+  // ---- data parallelism ----
+  // Gradients of layer l (kEmbedding / kOutput: this stage's embedding / output layer) are ready
+  // after op `producer`.
+  void add_grads(int l, uint32_t producer) {
+    const ParallelSpec& par = s_.parallel;
+    if (par.dp == 1) return;
+    const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
+    bucket_bytes_ += params * s_.training.grad_bytes;
+    bucket_producer_ = producer;
+    if (par.zero >= 3 || bucket_bytes_ >= s_.training.grad_bucket.value()) flush_grads(false);
+  }
+  void flush_grads(bool final_flush) {
+    const CommOp op = s_.parallel.zero >= 1 ? CommOp::reduce_scatter : CommOp::all_reduce;
+    const bool overlap = s_.training.overlap.grad_reduce;
+    if (bucket_bytes_ > 0) {
+      if (overlap) last_dp_ = coll(StreamKind::dp_comm, op, dp_, bucket_bytes_, Phase::W, -1, {bucket_producer_});
+      else pending_.push_back(bucket_bytes_);
+      bucket_bytes_ = 0;
+    }
+    // Without overlap every bucket waits for the end of the backward pass.
+    if (final_flush && !overlap)
+      for (double b : pending_) last_dp_ = coll(StreamKind::dp_comm, op, dp_, b, Phase::W, -1, {last_compute_});
+  }
+  // ZeRO-1/2: all-gather the updated parameters in buckets, in forward layer order.
+  void gather_all_params(uint32_t after) {
+    param_gather_.assign(static_cast<size_t>(s_.model.layers), kNone);
+    double bytes = (emb_params_ + out_params_) * s_.training.weight_bytes;
+    std::vector<int> pending_layers;
+    auto flush = [&]() {
+      if (bytes <= 0) return;
+      uint32_t g = coll(StreamKind::dp_comm, CommOp::all_gather, dp_, bytes, Phase::F, -1, {after});
+      for (int l : pending_layers) param_gather_[static_cast<size_t>(l)] = g;
+      pending_layers.clear();
+      bytes = 0;
+    };
+    for (int c = 0; c < s_.schedule.virtual_stages; ++c)
+      for (int l = first_layer(c); l < first_layer(c) + c_.layers_per_chunk; ++l) {
+        bytes += layer_params(l) * s_.training.weight_bytes;
+        pending_layers.push_back(l);
+        if (bytes >= s_.training.grad_bucket.value()) flush();
+      }
+    flush();
+  }
+
+  const Context& c_;
+  Program& p_;
+  const Scenario& s_;
+  RankCoords coords_;
+  uint32_t tp_ = 0, cp_ = 0, ep_ = 0, dp_ = 0, mp_ = 0;  // expert gradients ride in the dense DP buckets
+  std::map<uint32_t, uint32_t> seq_;
+  double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
+  int first_mb_ = 0;
+  int last_mb_ = s_.micro_batches() - 1;
+  uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone, bucket_producer_ = kNone;
+  double bucket_bytes_ = 0;
+  std::vector<double> pending_;
+  std::vector<uint32_t> param_gather_;
+};
+
+}  // namespace
+
+CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
+  const ParallelSpec& par = s.parallel;
+  CompiledPlan plan;
+  plan.world = par.world();
+  plan.stages = par.pp;
+  plan.micro_batches = s.micro_batches();
+  auto sched = make_schedule(s.schedule.kind);
+  const ScheduleShape shape{par.pp, plan.micro_batches, s.schedule.virtual_stages};
+  const StageOrders orders = sched->build(shape);
+  check_orders(orders, shape, sched->splits_backward());
+  ScheduleTiming timing = time_schedule(orders, shape, sched->splits_backward(),
+                                        sched->splits_backward() ? OpDurations{1, 1, 1, 0} : OpDurations{1, 2, 0, 0});
+  plan.peak_in_flight = timing.peak_in_flight;
+
+  RankMapping map(par);
+  CostTable costs(s, plan.costs);
+  GroupTable groups(plan.groups);
+  const double e = dtype_size(s.model.dtype).value();
+  const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
+  Context c{&s, &map, &costs, &groups, &orders, sched->splits_backward(), par.pp * s.schedule.virtual_stages,
+            s.model.layers / (par.pp * s.schedule.virtual_stages), 0, 0, 0, 0};
+  c.act_bytes = tokens * static_cast<double>(s.model.hidden) * e;
+  c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);
+  c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *
+               static_cast<double>(s.model.head_dim()) / par.tp * e;
+  c.a2a_bytes = s.model.moe ? tokens * s.model.moe->top_k * static_cast<double>(s.model.hidden) * e : 0;
+  const bool fold = options.fold_tp && par.tp > 1;
+  if (fold) {
+    plan.fold = par.tp;
+    RankCoords one = map.coords(0);
+    one[Dim::tp] = 1;
+    plan.fold_stride = map.rank(one);
+  }
+  plan.program_of_rank.assign(static_cast<size_t>(plan.world), -1);
+  for (int r = 0; r < plan.world; ++r) {
+    if (fold && map.coords(r)[Dim::tp] != 0) continue;
+    plan.program_of_rank[static_cast<size_t>(r)] = static_cast<int32_t>(plan.programs.size());
+    Program& p = plan.programs.emplace_back();
+    p.rank = static_cast<uint32_t>(r);
+    RankBuilder(c, p).build();
+  }
+  for (Group& g : plan.groups)
+    for (uint32_t m : g.ranks)
+      if (plan.program_of_rank[m] >= 0) ++g.simulated_members;
+  return plan;
+}
+
+}  // namespace plansim

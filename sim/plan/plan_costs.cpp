@@ -1,0 +1,72 @@
+#include "sim/plan/plan_costs.hpp"
+
+#include <fmt/format.h>
+
+namespace plansim {
+
+CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s), out_(&out) {
+  shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel};
+}
+
+uint32_t CostTable::add(const std::string& key, std::vector<OpCost> kernels) {
+  auto it = index_.find(key);
+  if (it != index_.end()) return it->second;
+  ComputeCost c{key, std::move(kernels), 0};
+  c.flops = total_flops(c.kernels);
+  out_->push_back(std::move(c));
+  const auto id = static_cast<uint32_t>(out_->size() - 1);
+  index_.emplace(key, id);
+  return id;
+}
+
+namespace {
+const char* part_name(BackwardPart p) {
+  return p == BackwardPart::both ? "bwd" : p == BackwardPart::input ? "bwd_input" : "bwd_weight";
+}
+// Layer index of the first dense / first MoE layer, to get that kind's ops.
+int layer_of_kind(const ModelSpec& m, bool moe) {
+  for (int l = 0; l < m.layers; ++l)
+    if (m.is_moe_layer(l) == moe) return l;
+  return 0;
+}
+}  // namespace
+
+uint32_t CostTable::forward(int block, bool moe) {
+  LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
+  return add(fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp"),
+             block == 0 ? f.attention : f.mlp);
+}
+
+uint32_t CostTable::backward(int block, bool moe, BackwardPart part) {
+  LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
+  return add(fmt::format("{}{}_{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp", part_name(part)),
+             backward_of(block == 0 ? f.attention : f.mlp, part));
+}
+
+uint32_t CostTable::attention_recompute() {
+  LayerForward f = layer_forward(s_->model, 0, s_->training.micro_batch, shard_);
+  std::vector<OpCost> core;
+  for (const auto& k : f.attention)
+    if (k.cls == OpClass::attention) core.push_back(k);
+  return add("attention_core_recompute", core);
+}
+
+uint32_t CostTable::embedding(bool fwd) {
+  auto ops = embedding_forward(s_->model, s_->training.micro_batch, shard_);
+  return fwd ? add("embedding_fwd", ops) : add("embedding_bwd", backward_of(ops, BackwardPart::both));
+}
+
+uint32_t CostTable::logits(BackwardPart part, bool fwd) {
+  auto ops = logits_forward(s_->model, s_->training.micro_batch, shard_);
+  if (fwd) return add("logits_fwd", ops);
+  return add(fmt::format("logits_{}", part_name(part)), backward_of(ops, part));
+}
+
+uint32_t CostTable::optimizer(double params) {
+  // Adam: read gradients, read and write fp32 master weights and both moments, write weights.
+  const TrainingSpec& t = s_->training;
+  const double bytes = params * (t.grad_bytes + 2 * t.optimizer_bytes + t.weight_bytes);
+  return add(fmt::format("optimizer_step_{:.0f}", params), {OpCost{"adam", OpClass::elementwise, 0, bytes}});
+}
+
+}  // namespace plansim

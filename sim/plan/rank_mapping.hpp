@@ -1,0 +1,36 @@
+#pragma once
+// Ranks -> parallel coordinates by the scenario's `order` (innermost first): with the default
+// [tp, cp, ep, dp, pp], consecutive ranks form TP groups (inside a server), and PP is outermost.
+// EP subdivides DP as in Megatron: the "ep" coordinate has size ep, the "dp" coordinate dp/ep; the
+// DP group of dense parameters varies both, the expert-DP group only the latter.
+#include <array>
+#include <vector>
+
+#include "sim/plan/scenario.hpp"
+
+namespace plansim {
+
+struct RankCoords {
+  std::array<int, 5> c{};  // indexed by Dim
+  [[nodiscard]] int operator[](Dim d) const { return c[static_cast<size_t>(d)]; }
+  int& operator[](Dim d) { return c[static_cast<size_t>(d)]; }
+};
+
+class RankMapping {
+ public:
+  explicit RankMapping(const ParallelSpec& p);
+  [[nodiscard]] int world() const { return world_; }
+  [[nodiscard]] int size(Dim d) const { return sizes_[static_cast<size_t>(d)]; }
+  [[nodiscard]] RankCoords coords(int rank) const;
+  [[nodiscard]] int rank(const RankCoords& c) const;
+  // Ranks sharing every coordinate of `rank` except those in `vary`, ordered by group rank
+  // (the varying coordinates, first listed innermost).
+  [[nodiscard]] std::vector<int> group(int rank, std::initializer_list<Dim> vary) const;
+
+ private:
+  std::array<int, 5> sizes_{};   // by Dim
+  std::array<Dim, 5> order_{};
+  int world_ = 1;
+};
+
+}  // namespace plansim

@@ -1,0 +1,112 @@
+#pragma once
+// A training scenario: model + parallel plan + schedule + training settings (the topology is loaded
+// separately, see io/scenario_loader.hpp). Plain data, validated by the loader; no YAML here.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/core/units.hpp"
+#include "sim/topo/gpu_spec.hpp"
+
+namespace plansim {
+
+struct MoeSpec {
+  int experts = 0;
+  int top_k = 1;
+  int64_t expert_ffn_hidden = 0;
+  int every = 1;  // every `every`-th layer is an MoE layer (1 = all)
+};
+
+struct ModelSpec {
+  int layers = 0;
+  int64_t hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;         // GQA: < heads; default = heads (MHA)
+  int64_t ffn_hidden = 0;   // default 4·hidden
+  int64_t vocab = 0;
+  int64_t seq_len = 0;
+  DType dtype = DType::bf16;
+  bool gated_mlp = false;   // SwiGLU (3 matrices) vs Megatron GPT's non-gated 4h MLP (2 matrices)
+  bool bias = false;        // linear-layer biases (GPT-2/3, Megatron GPT: true)
+  bool learned_positions = false;  // learned position embedding (s·h params) vs RoPE (none)
+  bool tied_embeddings = false;    // output layer shares the input embedding
+  std::optional<MoeSpec> moe;
+
+  [[nodiscard]] int64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] bool is_moe_layer(int layer) const { return moe && (layer % moe->every) == moe->every - 1; }
+};
+
+// Parallel dimensions; `order` maps ranks innermost first (EP subdivides DP, as in Megatron).
+enum class Dim { tp, cp, ep, dp, pp };
+const char* to_string(Dim d);
+std::optional<Dim> dim_from_string(const std::string& s);
+
+struct ParallelSpec {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;  // data-parallel degree, including the ep ranks (ep divides dp)
+  int cp = 1;
+  int ep = 1;
+  bool sequence_parallel = false;
+  int zero = 0;  // 0 = DDP, 1 = optimizer states sharded, 2 = + gradients, 3 = + parameters (FSDP)
+  std::array<Dim, 5> order{Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp};
+  [[nodiscard]] int world() const { return tp * pp * dp * cp; }
+};
+
+struct ScheduleSpec {
+  std::string kind = "1f1b";  // a name from the schedule registry (sched/registry.hpp)
+  int virtual_stages = 1;
+};
+
+enum class Recompute { none, selective, full };
+const char* to_string(Recompute r);
+
+struct OverlapSpec {
+  bool grad_reduce = true;    // bucketed DP reduction during backward
+  bool param_gather = true;   // ZeRO/FSDP parameter all-gather prefetched under forward compute
+  bool tp_comm = false;       // TP collectives overlapped with the neighbouring GEMMs
+};
+
+struct TrainingSpec {
+  int64_t global_batch = 0;   // sequences per iteration
+  int micro_batch = 1;        // sequences per micro-batch per pipeline
+  Recompute recompute = Recompute::none;
+  Bytes grad_bucket = MiB(25);
+  OverlapSpec overlap;
+  // Bytes per parameter for the memory model. Mixed-precision Adam: 2 (bf16 weights) + 2 (grads) +
+  // 12 (fp32 master + m + v) = 16. The seeds' simplification uses optimizer_bytes 4 (2+2+4 = 8).
+  double weight_bytes = 2;
+  double grad_bytes = 2;
+  double optimizer_bytes = 12;
+};
+
+// Calibration of the compute model (sim/compute/compute_model.hpp documents each default).
+struct ComputeOverrides {
+  std::optional<double> matmul_tflops;          // achievable dense matmul TFLOP/s (MAMF)
+  std::optional<double> gemm_half_flops;        // GEMM size (FLOPs) reaching half the achievable rate
+  std::optional<double> attention_efficiency;   // fraction of the matmul rate flash attention reaches
+  std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
+  std::optional<Time> launch_overhead;          // per kernel
+  std::optional<double> comm_slowdown;          // compute slowdown while a comm kernel runs on the GPU
+};
+
+struct Scenario {
+  std::string name;
+  std::optional<int> nodes;
+  ModelSpec model;
+  ParallelSpec parallel;
+  ScheduleSpec schedule;
+  TrainingSpec training;
+  ComputeOverrides compute;
+
+  // Micro-batches per iteration per pipeline: global_batch / (micro_batch · dp).
+  [[nodiscard]] int micro_batches() const {
+    return static_cast<int>(training.global_batch / (training.micro_batch * static_cast<int64_t>(parallel.dp)));
+  }
+  [[nodiscard]] double tokens_per_iteration() const {
+    return static_cast<double>(training.global_batch) * static_cast<double>(model.seq_len);
+  }
+};
+
+}  // namespace plansim

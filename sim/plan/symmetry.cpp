@@ -1,0 +1,80 @@
+#include "sim/plan/symmetry.hpp"
+
+#include "sim/coll/collective_runner.hpp"
+#include "sim/net/flow_network.hpp"
+#include "sim/plan/runner_comm.hpp"
+
+namespace plansim {
+
+bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
+  // Which TP group uses each link (-1 none); a link two TP groups use is shared between them.
+  std::vector<int64_t> owner(topo.links().size(), -1);
+  std::vector<bool> tp_link(topo.links().size(), false);
+  bool any_tp = false;
+  for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    const Group& g = plan.groups[gi];
+    if (g.dim != Dim::tp || g.ranks.size() < 2) continue;
+    any_tp = true;
+    for (uint32_t a : g.ranks)
+      for (uint32_t b : g.ranks)
+        if (a != b)
+          for (LinkId l : topo.route(GpuId(a), GpuId(b))) {
+            if (owner[l.index()] >= 0 && owner[l.index()] != static_cast<int64_t>(gi)) return false;
+            owner[l.index()] = static_cast<int64_t>(gi);
+            tp_link[l.index()] = true;
+          }
+  }
+  if (!any_tp) return true;
+  auto clean = [&](uint32_t a, uint32_t b) {
+    for (LinkId l : topo.route(GpuId(a), GpuId(b)))
+      if (tp_link[l.index()]) return false;
+    return true;
+  };
+  const int copies = plan.fold;
+  auto shifted = [&](uint32_t r, int j) { return r + static_cast<uint32_t>(j * plan.fold_stride); };
+  for (const Group& g : plan.groups) {
+    if (g.dim == Dim::tp || g.ranks.size() < 2) continue;
+    for (int j = 0; j < copies; ++j)
+      for (size_t i = 1; i < g.ranks.size(); ++i) {
+        const uint32_t first = shifted(g.ranks[0], j), a = shifted(g.ranks[i - 1], j), b = shifted(g.ranks[i], j),
+                       m = shifted(g.ranks[i], j);
+        if (!clean(first, m) || !clean(m, first) || !clean(a, b) || !clean(b, a)) return false;
+      }
+  }
+  for (const Program& p : plan.programs)
+    for (const ProgramOp& op : p.ops)
+      if (op.kind == OpKind::send)
+        for (int j = 0; j < copies; ++j)
+          if (!clean(shifted(p.rank, j), shifted(op.peer, j))) return false;
+  return true;
+}
+
+void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) {
+  if (r.dim != Dim::tp) {
+    inner_.start(r, std::move(on_done));
+    return;
+  }
+  // Group shape: each member's position inside its server and its server relative to the first.
+  std::vector<int> shape;
+  const int host0 = topo_.host_of(r.ranks.front());
+  for (GpuId g : r.ranks) {
+    shape.push_back(topo_.host_of(g) - host0);
+    shape.push_back(topo_.node(topo_.gpu_node(g)).local_index);
+  }
+  Key key{static_cast<int>(r.op), r.bytes.value(), std::move(shape)};
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    Simulation scratch;
+    FlowNetwork net(scratch, topo_);
+    CollectiveRunner runner(net);
+    RunnerComm comm(runner);
+    comm.start(r, [] {});
+    scratch.run();
+    it = cache_.emplace(std::move(key), scratch.now()).first;
+  } else {
+    ++hits_;
+  }
+  sim_.after(it->second, std::move(on_done));
+}
+
+}  // namespace plansim

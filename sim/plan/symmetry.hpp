@@ -1,0 +1,41 @@
+#pragma once
+// Exact shortcuts for large plans.
+//  * TP folding (CompileOptions::fold_tp): TP siblings run identical programs, so only TP rank 0 is
+//    executed; its non-TP transfers are replayed for every sibling (see executor.cpp).
+//  * TP memoisation: when no two TP groups share a link and no route of any non-TP transfer touches
+//    a link that TP groups use, a TP collective never contends with anything but itself (its stream issues one at a time), so its
+//    time is that of the same collective run alone: computed once per (op, bytes, group shape) on a
+//    scratch network with the collective runner and reused.
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "sim/plan/executor.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+// True when the links of TP groups' member-to-member routes belong to one TP group each and carry
+// no other transfer of the plan
+// (checked on the routes a collective can use: every member pair of TP groups; for other groups,
+// member 0 to each member and consecutive members, both ways, for every TP sibling).
+bool tp_links_private(const CompiledPlan& plan, const Topology& topo);
+
+class MemoizedTpComm final : public CommService {
+ public:
+  MemoizedTpComm(CommService& inner, Simulation& sim, const Topology& topo)
+      : inner_(inner), sim_(sim), topo_(topo) {}
+  void start(const CommRequest& request, std::function<void()> on_done) override;
+  [[nodiscard]] size_t hits() const { return hits_; }
+  [[nodiscard]] size_t misses() const { return cache_.size(); }
+
+ private:
+  using Key = std::tuple<int, double, std::vector<int>>;
+  CommService& inner_;
+  Simulation& sim_;
+  const Topology& topo_;
+  std::map<Key, Time> cache_;
+  size_t hits_ = 0;
+};
+
+}  // namespace plansim

@@ -1,0 +1,81 @@
+#pragma once
+// The run report (README "Definitions"): iteration time, throughput, MFU/HFU, pipeline bubble per
+// stage, compute/communication overlap and exposed communication per dimension, memory per stage.
+//   bubble_fraction (per stage) = idle time of the stage's compute stream inside the pipeline flush
+//     window [iteration start, end of the last F/B/W op of any stage] / iteration time, where idle
+//     excludes time with one of the rank's own transfers in flight (that is exposed communication,
+//     reported per dimension); measured on the stage's lowest rank;
+//   bubble_overhead = that idle time / the stage's busy forward/backward compute time in the window;
+//   overlap_fraction (per rank) = communication time hidden under compute / total communication
+//     time (each a length of a union of intervals); the top level aggregates over all ranks;
+//   exposed_comm_s[dim] = per-rank time with a `dim` transfer in flight and no compute, mean over ranks;
+//   MFU = model FLOPs (no recompute) / (iteration time · GPUs · peak dense FLOP/s of the dtype);
+//   HFU = the FLOPs actually executed (recompute included) / the same.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/model/memory.hpp"
+#include "sim/plan/executor.hpp"
+#include "sim/plan/program.hpp"
+#include "sim/plan/scenario.hpp"
+#include "sim/topo/gpu_spec.hpp"
+
+namespace plansim {
+
+struct StageReport {
+  int stage = 0;
+  uint32_t rank = 0;  // the stage's representative rank (lowest)
+  double bubble_fraction = 0;
+  double bubble_overhead = 0;
+  Time compute_busy;
+  Time flush_window;
+  MemoryBreakdown memory;
+  int peak_in_flight = 0;
+  bool oom = false;
+};
+
+struct RankReport {
+  uint32_t rank = 0;
+  int stage = 0;
+  Time compute_busy;
+  Time comm_total;
+  Time comm_hidden;
+  std::array<Time, 5> exposed{};  // by Dim
+  [[nodiscard]] double overlap_fraction() const;
+};
+
+struct Report {
+  std::string name;
+  std::string gpu;
+  int world = 0;
+  int micro_batches = 0;
+  Time iteration;
+  double tokens_per_s = 0;
+  double model_flops = 0;     // per iteration, all GPUs
+  double hardware_flops = 0;  // including recompute
+  double tflops_per_gpu = 0;  // model FLOPs
+  double hw_tflops_per_gpu = 0;
+  double mfu = 0;
+  double hfu = 0;
+  double bubble_fraction = 0;  // mean over stages
+  double bubble_overhead = 0;  // mean over stages
+  double overlap_fraction = 0;
+  std::array<double, 5> exposed_comm_s{};  // by Dim, mean over ranks
+  Bytes memory_peak;
+  Bytes hbm_capacity;
+  bool oom = false;
+  std::vector<StageReport> stages;
+  std::vector<RankReport> ranks;
+  uint64_t events = 0;
+  uint64_t comm_calls = 0;
+  std::string notes;  // e.g. what the run simplified
+};
+
+Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu);
+std::string report_text(const Report& r);
+std::string report_json(const Report& r);
+// Chrome/Perfetto trace events: a process per rank, a thread per stream.
+std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec);
+
+}  // namespace plansim

@@ -1,0 +1,121 @@
+// Report writers: a text summary, the JSON schema (README "plansim run"), a Perfetto trace.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/report/report.hpp"
+
+namespace plansim {
+namespace {
+constexpr std::array<Dim, 5> kDims{Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp};
+
+nlohmann::json memory_json(const MemoryBreakdown& m) {
+  return {{"weights_bytes", m.weights.value()},         {"gradients_bytes", m.gradients.value()},
+          {"optimizer_bytes", m.optimizer.value()},     {"activations_bytes", m.activations.value()},
+          {"temporary_bytes", m.temporary.value()},     {"total_bytes", m.total().value()}};
+}
+}  // namespace
+
+std::string report_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["name"] = r.name;
+  j["gpu"] = r.gpu;
+  j["gpus"] = r.world;
+  j["micro_batches"] = r.micro_batches;
+  j["iteration_time_s"] = r.iteration.seconds();
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tflops_per_gpu"] = r.tflops_per_gpu;
+  j["hw_tflops_per_gpu"] = r.hw_tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["bubble_fraction"] = r.bubble_fraction;
+  j["bubble_overhead"] = r.bubble_overhead;
+  j["overlap_fraction"] = r.overlap_fraction;
+  nlohmann::ordered_json exposed;
+  for (Dim d : kDims) exposed[to_string(d)] = r.exposed_comm_s[static_cast<size_t>(d)];
+  j["exposed_comm_s"] = exposed;
+  j["memory_peak_bytes"] = r.memory_peak.value();
+  j["hbm_capacity_bytes"] = r.hbm_capacity.value();
+  j["oom"] = r.oom;
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const auto& s : r.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"rank", s.rank},
+                      {"bubble_fraction", s.bubble_fraction},
+                      {"bubble_overhead", s.bubble_overhead},
+                      {"compute_busy_s", s.compute_busy.seconds()},
+                      {"flush_window_s", s.flush_window.seconds()},
+                      {"peak_in_flight", s.peak_in_flight},
+                      {"memory", memory_json(s.memory)},
+                      {"oom", s.oom}});
+  j["stages"] = stages;
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  for (const auto& rr : r.ranks) {
+    nlohmann::ordered_json e;
+    for (Dim d : kDims) e[to_string(d)] = rr.exposed[static_cast<size_t>(d)].seconds();
+    ranks.push_back({{"rank", rr.rank},
+                     {"stage", rr.stage},
+                     {"compute_busy_s", rr.compute_busy.seconds()},
+                     {"comm_total_s", rr.comm_total.seconds()},
+                     {"comm_hidden_s", rr.comm_hidden.seconds()},
+                     {"overlap_fraction", rr.overlap_fraction()},
+                     {"exposed_comm_s", e}});
+  }
+  j["ranks"] = ranks;
+  j["notes"] = r.notes;
+  return j.dump(2) + "\n";
+}
+
+std::string report_text(const Report& r) {
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  line(fmt::format("{} on {} x {}", r.name, r.world, r.gpu));
+  line(fmt::format("  iteration time      {:.4f} s  ({} micro-batches per pipeline)", r.iteration.seconds(), r.micro_batches));
+  line(fmt::format("  throughput          {:.4g} tokens/s", r.tokens_per_s));
+  line(fmt::format("  model TFLOP/s/GPU   {:.1f} TFLOP/s  (MFU {:.1f} %)", r.tflops_per_gpu, 100 * r.mfu));
+  line(fmt::format("  hw TFLOP/s/GPU      {:.1f} TFLOP/s  (HFU {:.1f} %, recompute included)", r.hw_tflops_per_gpu, 100 * r.hfu));
+  line(fmt::format("  pipeline bubble     {:.2f} % of the iteration, overhead {:.2f} % of compute (mean over stages)",
+                   100 * r.bubble_fraction, 100 * r.bubble_overhead));
+  line(fmt::format("  comm overlap        {:.1f} % of communication hidden under compute", 100 * r.overlap_fraction));
+  std::string exp;
+  for (Dim d : kDims) exp += fmt::format(" {} {:.4f} s", to_string(d), r.exposed_comm_s[static_cast<size_t>(d)]);
+  line("  exposed comm       " + exp + "  (mean per rank)");
+  line(fmt::format("  memory peak         {:.2f} GB of {:.2f} GB HBM{}", r.memory_peak.value() / 1e9,
+                   r.hbm_capacity.value() / 1e9, r.oom ? "  ** OUT OF MEMORY **" : ""));
+  for (const auto& s : r.stages) {
+    const auto& m = s.memory;
+    line(fmt::format("    stage {:>3}: bubble {:6.2f} %  weights {:.2f} GB, grads {:.2f} GB, optimizer {:.2f} GB, "
+                     "activations {:.2f} GB ({} in flight), temporary {:.2f} GB = {:.2f} GB{}",
+                     s.stage, 100 * s.bubble_fraction, m.weights.value() / 1e9, m.gradients.value() / 1e9,
+                     m.optimizer.value() / 1e9, m.activations.value() / 1e9, s.peak_in_flight,
+                     m.temporary.value() / 1e9, m.total().value() / 1e9, s.oom ? "  OOM" : ""));
+  }
+  if (!r.notes.empty()) line("  note: " + r.notes);
+  return out;
+}
+
+std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec) {
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t k = 0; k < plan.programs.size(); ++k) {
+    const Program& p = plan.programs[k];
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", p.rank}, {"args", {{"name", fmt::format("rank {} (stage {})", p.rank, p.stage)}}}});
+    for (int s = 0; s < kStreamCount; ++s)
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", p.rank}, {"tid", s},
+                        {"args", {{"name", to_string(static_cast<StreamKind>(s))}}}});
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      const ProgramOp& op = p.ops[i];
+      const OpTiming& t = exec.timings[k][i];
+      std::string name = op.kind == OpKind::compute ? plan.costs[op.cost].name
+                         : op.kind == OpKind::collective ? to_string(op.comm)
+                         : op.kind == OpKind::send ? "send" : "recv";
+      if (op.recompute) name += " (recompute)";
+      events.push_back({{"name", name}, {"ph", "X"}, {"pid", p.rank}, {"tid", static_cast<int>(op.stream)},
+                        {"ts", t.start.micros()}, {"dur", (t.end - t.start).micros()},
+                        {"args", {{"phase", to_string(op.phase)}, {"micro_batch", op.micro_batch}, {"bytes", op.bytes}}}});
+    }
+  }
+  nlohmann::json j{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+  return j.dump() + "\n";
+}
+
+}  // namespace plansim

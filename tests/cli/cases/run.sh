@@ -1,0 +1,19 @@
+# plansim run: exit codes, errors with positions, outputs.
+sc="$src/scenarios"
+expect_exit 0 "$plansim" run "$sc/seed-pipeline-4x16.yaml"
+expect_stdout "iteration time +[0-9.]+ s" "$plansim" run "$sc/seed-pipeline-4x16.yaml"
+expect_stdout "pipeline bubble" "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set schedule.kind=gpipe
+expect_exit 2 "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set training.micro_bach=2
+expect_stderr "unknown key 'training.micro_bach' \(did you mean 'training.micro_batch'\?\)" \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set training.micro_bach=2
+expect_stderr "seed-pipeline-4x16.yaml:[0-9]+:[0-9]+: tp·pp·dp·cp = 1·4·4·1 = 16 GPUs, but the topology has 8 GPUs" \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=4
+expect_exit 2 "$plansim" run "$sc/no-such-file.yaml"
+# Out of memory: exit 3 with the breakdown, 0 with --allow-oom.
+expect_exit 3 "$plansim" run "$sc/seed-dp-70b-ib.yaml"
+expect_stdout "OUT OF MEMORY" "$plansim" run "$sc/seed-dp-70b-ib.yaml"
+expect_exit 0 "$plansim" run "$sc/seed-dp-70b-ib.yaml" --allow-oom
+# JSON and trace outputs.
+expect_stdout '"iteration_time_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+expect_stdout '"exposed_comm_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+expect_stdout '"traceEvents"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --trace -

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/io/scenario_loader.hpp"
+#include "tests/support/cluster.hpp"
+
+using namespace plansim;
+
+namespace {
+const char* kBase = R"(name: small
+topology: unused.yaml
+model: {layers: 8, hidden: 1024, heads: 16, vocab: 32000, seq_len: 2048}
+parallel: {tp: 2, pp: 2, dp: 2}
+schedule: {kind: 1f1b}
+training: {global_batch: 16, micro_batch: 2, recompute: selective}
+)";
+
+LoadedScenario load(const std::string& text, std::vector<std::string> overrides = {}, int gpus = 8) {
+  return parse_scenario(text, "s.yaml", overrides,
+                        [gpus](std::optional<int>) { return testing::make_cluster(gpus / 4, 4); });
+}
+
+std::string error_of(const std::string& text, std::vector<std::string> overrides = {}, int gpus = 8) {
+  try {
+    load(text, overrides, gpus);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+}  // namespace
+
+TEST_CASE("scenario: a valid file loads with defaults filled in", "[io][scenario]") {
+  LoadedScenario s = load(kBase);
+  CHECK(s.scenario.name == "small");
+  CHECK(s.scenario.model.kv_heads == 16);
+  CHECK(s.scenario.model.ffn_hidden == 4096);
+  CHECK(s.scenario.parallel.world() == 8);
+  CHECK(s.scenario.micro_batches() == 4);
+  CHECK(s.scenario.training.recompute == Recompute::selective);
+  CHECK(s.scenario.training.grad_bucket.value() == Approx(25 * 1048576.0));
+  CHECK(s.topology.num_gpus() == 8);
+}
+
+TEST_CASE("scenario: --set overrides apply before validation", "[io][scenario]") {
+  LoadedScenario s = load(kBase, {"training.micro_batch=4", "parallel.order=[tp, dp, cp, ep, pp]",
+                                  "training.overlap.tp_comm=true"});
+  CHECK(s.scenario.training.micro_batch == 4);
+  CHECK(s.scenario.micro_batches() == 2);
+  CHECK(s.scenario.parallel.order[1] == Dim::dp);
+  CHECK(s.scenario.training.overlap.tp_comm);
+  CHECK(error_of(kBase, {"training.micro_bach=4"}) ==
+        "--set training.micro_bach=4: unknown key 'training.micro_bach' (did you mean 'training.micro_batch'?)");
+  // A bad overridden value is still reported as an error of the key.
+  CHECK(error_of(kBase, {"training.micro_batch=zero"}) ==
+        "--set training.micro_batch=zero: 'micro_batch' must be an integer, got 'zero'");
+  CHECK(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}) ==
+        "--set parallel.order=[tp, tp, ep, dp, pp]: 'tp' appears twice in 'order'");
+}
+
+TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
+  std::string typo = kBase;
+  typo.replace(typo.find("vocab"), 5, "kv_haeds: 4, vocab");
+  CHECK(error_of(typo) == "s.yaml:3:45: unknown key 'kv_haeds' in model (did you mean 'kv_heads'?)");
+  CHECK_THAT(error_of(kBase, {}, 16), Catch::Contains("s.yaml:4:11: tp·pp·dp·cp = 2·2·2·1 = 8 GPUs, but the topology has 16"));
+  CHECK_THAT(error_of(kBase, {"training.global_batch=18"}), Catch::Contains("not divisible by micro_batch·dp = 2·2 = 4"));
+  CHECK_THAT(error_of(kBase, {"parallel.pp=4", "parallel.dp=1", "model.layers=6"}),
+             Catch::Contains("layers 6 is not divisible by pp·virtual_stages = 4·1 = 4"));
+  CHECK_THAT(error_of(kBase, {"schedule.kind=interleave"}), Catch::Contains("did you mean 'interleaved'"));
+  CHECK_THAT(error_of(kBase, {"parallel.ep=2"}), Catch::Contains("needs an MoE model"));
+  CHECK_THAT(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}), Catch::Contains("'tp' appears twice"));
+  CHECK_THAT(error_of(kBase, {"schedule.virtual_stages=2"}), Catch::Contains("needs kind: interleaved"));
+  CHECK_THAT(error_of(kBase, {"training.recompute=some"}), Catch::Contains("must be one of none, selective, full"));
+}

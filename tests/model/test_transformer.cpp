@@ -1,0 +1,133 @@
+#include <catch2/catch.hpp>
+
+#include "sim/model/memory.hpp"
+#include "sim/model/transformer.hpp"
+
+using namespace plansim;
+
+namespace {
+// GPT-3 175B as in Narayanan et al. 2021 (Megatron GPT: biases, learned positions, tied embeddings).
+ModelSpec gpt3() {
+  ModelSpec m;
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.ffn_hidden = 4 * 12288;
+  m.vocab = 51200;
+  m.seq_len = 2048;
+  m.bias = true;
+  m.learned_positions = true;
+  m.tied_embeddings = true;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("model FLOPs equal Megatron's 72·B·s·l·h²(1 + s/6h + V/12lh)", "[model]") {
+  // Per layer forward: QKV 6Bsh², scores + A·V 4Bs²h, projection 2Bsh², MLP 16Bsh² = 24Bsh² + 4Bs²h;
+  // ×3 for backward; logits 2BshV ×3. Summing our per-op counts must give the closed form exactly.
+  for (int64_t B : {1, 8, 1536}) {
+    ModelSpec m = gpt3();
+    CHECK(model_flops_per_iteration(m, B) == Approx(megatron_model_flops(m, B)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("with full recompute the hardware FLOPs are Narayanan et al. eq. (3)", "[model]") {
+  // Eq. (3) = 96·B·s·l·h²(1 + s/6h + V/16lh): the layers' forward counted 4 times, the logits 3 times.
+  ModelSpec m = gpt3();
+  const int64_t B = 1536;
+  double layers_fwd = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    LayerForward f = layer_forward(m, l, B, Shard{});
+    layers_fwd += total_flops(f.attention) + total_flops(f.mlp);
+  }
+  const double logits = total_flops(logits_forward(m, B, Shard{}));
+  CHECK(4 * layers_fwd + 3 * logits == Approx(megatron_eq3_flops(m, B)).epsilon(1e-12));
+}
+
+TEST_CASE("TP shards every GEMM and the attention core evenly", "[model]") {
+  ModelSpec m = gpt3();
+  LayerForward whole = layer_forward(m, 0, 4, Shard{});
+  LayerForward part = layer_forward(m, 0, 4, Shard{8, 1, 1, true});
+  CHECK(total_flops(part.attention) * 8 == Approx(total_flops(whole.attention)));
+  CHECK(total_flops(part.mlp) * 8 == Approx(total_flops(whole.mlp)));
+  // Backward = 2 × forward; split into input and weight halves for GEMMs.
+  CHECK(total_flops(backward_of(whole.mlp, BackwardPart::both)) == Approx(2 * total_flops(whole.mlp)));
+  CHECK(total_flops(backward_of(whole.mlp, BackwardPart::input)) + total_flops(backward_of(whole.mlp, BackwardPart::weight)) ==
+        Approx(2 * total_flops(whole.mlp)));
+}
+
+TEST_CASE("parameter count matches Narayanan's 12lh²(1 + 13/12h + (V+s)/12lh)", "[model]") {
+  ModelSpec m = gpt3();
+  const double h = 12288, l = 96, V = 51200, s = 2048;
+  const double paper = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+  ParamCount c = count_parameters(m);
+  // Ours also counts the final LayerNorm (2h), which the paper's formula omits.
+  CHECK(c.total == Approx(paper + 2 * h).epsilon(1e-12));
+  CHECK(c.total / 1e9 == Approx(174.6).epsilon(0.001));
+}
+
+TEST_CASE("GQA and gated MLP: Llama-3-70B has about 70.6 B parameters", "[model]") {
+  ModelSpec m;
+  m.layers = 80;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.ffn_hidden = 28672;
+  m.vocab = 128256;
+  m.seq_len = 8192;
+  m.gated_mlp = true;
+  CHECK(count_parameters(m).total / 1e9 == Approx(70.55).epsilon(0.002));
+}
+
+TEST_CASE("MoE: router and top-k experts; active FLOPs scale with top_k, parameters with experts", "[model]") {
+  ModelSpec m = gpt3();
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.ffn_hidden = 4096;
+  m.moe = MoeSpec{8, 2, 4096, 1};
+  LayerForward f = layer_forward(m, 0, 1, Shard{});
+  const double t = 2048, h = 1024;
+  // router 2·t·h·E + two experts' MLPs 2 · (2·2·t·h·4096)
+  CHECK(total_flops(f.mlp) == Approx(2 * t * h * 8 + 2 * (2 * 2 * t * h * 4096)));
+  ParamCount c = count_parameters(m);
+  CHECK(c.expert_params_per_moe_layer == Approx(8 * (2 * h * 4096 + 4096 + h)));
+}
+
+TEST_CASE("memory seeds: 7B full fine-tune 56 GB under DDP, 14 GB under FSDP on 4 GPUs", "[model][seed]") {
+  TrainingSpec simple;  // the notes' simplification: 2 + 2 + 4 bytes per parameter
+  simple.weight_bytes = 2;
+  simple.grad_bytes = 2;
+  simple.optimizer_bytes = 4;
+  MemoryBreakdown ddp = model_state_memory(7e9, simple, 0, 4);
+  CHECK(ddp.weights.value() == Approx(14e9));
+  CHECK(ddp.gradients.value() == Approx(14e9));
+  CHECK(ddp.optimizer.value() == Approx(28e9));
+  CHECK(ddp.model_states().value() == Approx(56e9));
+  CHECK(model_state_memory(7e9, simple, 3, 4).model_states().value() == Approx(14e9));
+  // Adam's 12 bytes per parameter: 7B ≈ 84 GB, 70B ≈ 840 GB of optimizer state; 16 B/param in all.
+  TrainingSpec adam;
+  CHECK(model_state_memory(7e9, adam, 0, 1).optimizer.value() == Approx(84e9));
+  CHECK(model_state_memory(70e9, adam, 0, 1).optimizer.value() == Approx(840e9));
+  CHECK(model_state_memory(7e9, adam, 0, 1).model_states().value() == Approx(112e9));
+  // ZeRO-1 shards only the optimizer, ZeRO-2 also gradients.
+  CHECK(model_state_memory(7e9, adam, 1, 8).model_states().value() == Approx(28e9 + 84e9 / 8));
+  CHECK(model_state_memory(7e9, adam, 2, 8).model_states().value() == Approx(14e9 + 98e9 / 8));
+}
+
+TEST_CASE("activations follow Korthikanti et al. 2022", "[model]") {
+  ModelSpec m = gpt3();
+  const double s = 2048, b = 1, h = 12288, a = 96;
+  ParallelSpec none;
+  CHECK(activation_bytes_per_layer(m, 1, none, Recompute::none).value() == Approx(s * b * h * (34 + 5 * a * s / h)));
+  ParallelSpec tp;
+  tp.tp = 8;
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none).value() ==
+        Approx(s * b * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
+  tp.sequence_parallel = true;
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none).value() == Approx(s * b * h / 8 * (34 + 5 * a * s / h)));
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::selective).value() == Approx(s * b * h / 8 * 34));
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::full).value() == Approx(2 * s * b * h / 8));
+}
