@@ -63,6 +63,10 @@ std::string report_json(const Report& r) {
   }
   j["ranks"] = ranks;
   j["notes"] = r.notes;
+  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+  for (const auto& o : r.ops)
+    ops.push_back({{"name", o.name}, {"class", o.cls}, {"rank", o.rank}, {"start_s", o.start_s}, {"duration_s", o.duration_s}});
+  j["ops"] = ops;
   return j.dump(2) + "\n";
 }
 
@@ -105,10 +109,7 @@ std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec) {
     for (size_t i = 0; i < p.ops.size(); ++i) {
       const ProgramOp& op = p.ops[i];
       const OpTiming& t = exec.timings[k][i];
-      std::string name = op.kind == OpKind::compute ? plan.costs[op.cost].name
-                         : op.kind == OpKind::collective ? to_string(op.comm)
-                         : op.kind == OpKind::send ? "send" : "recv";
-      if (op.recompute) name += " (recompute)";
+      const std::string name = op_name(plan, op);
       events.push_back({{"name", name}, {"ph", "X"}, {"pid", p.rank}, {"tid", static_cast<int>(op.stream)},
                         {"ts", t.start.micros()}, {"dur", (t.end - t.start).micros()},
                         {"args", {{"phase", to_string(op.phase)}, {"micro_batch", op.micro_batch}, {"bytes", op.bytes}}}});
