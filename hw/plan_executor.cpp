@@ -89,6 +89,26 @@ class RankRunner {
     }
   }
 
+  // NCCL connects peers lazily at their first operation, blocking the host until the peer gets there:
+  // every rank touches each of its communicators once (an all-reduce and a send/recv with every peer,
+  // one element each), in the plan's communicator order, which no cycle of waits can break.
+  void connect() {
+    cudaStream_t s0 = streams_[0]->get();
+    for (size_t c = 0; c < comms_.size(); ++c) {
+      if (comms_[c] == nullptr) continue;
+      const auto& ranks = lp_.communicators[c].ranks;
+      PLANSIM_NCCL(ncclAllReduce(send_.get(), recv_.get(), 1, comm_type_, ncclSum, comms_[c], s0));
+      PLANSIM_NCCL(ncclGroupStart());
+      for (size_t p = 0; p < ranks.size(); ++p) {
+        if (ranks[p] == rl_.rank) continue;
+        PLANSIM_NCCL(ncclSend(send_.get(), 1, comm_type_, static_cast<int>(p), comms_[c], s0));
+        PLANSIM_NCCL(ncclRecv(recv_.get(), 1, comm_type_, static_cast<int>(p), comms_[c], s0));
+      }
+      PLANSIM_NCCL(ncclGroupEnd());
+      PLANSIM_CUDA(cudaStreamSynchronize(s0));
+    }
+  }
+
   void run_iteration() {
     cudaStream_t s0 = streams_[0]->get();
     PLANSIM_NCCL(ncclAllReduce(barrier_.get(), barrier_.get(), 1, ncclFloat32, ncclSum, world_, s0));
@@ -198,6 +218,7 @@ std::vector<std::vector<OpSpan>> execute_on_gpus(const LaunchPlan& plan, const E
         const auto rank = static_cast<size_t>(world.global_rank(i));
         RankRunner runner(plan, plan.ranks[rank], world.device(i), world.comm(i), opt);
         runner.split_communicators();
+        runner.connect();
         std::vector<std::vector<std::vector<OpSpan>>> timed;
         for (int it = 0; it < opt.warmup + opt.iters; ++it) {
           runner.run_iteration();

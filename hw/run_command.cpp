@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -30,6 +31,9 @@ int execute_run(const RunArgs& args, const PreparedRun& run, const ProcessGroup&
   const int visible = require_devices();
   if (const std::string why = gpu_shortfall(run.plan, visible, procs.size(), args.gpus_per_process); !why.empty())
     throw std::invalid_argument(why);
+  // Collective connections at communicator creation, not at first use inside an iteration (where a
+  // blocking connect could deadlock the enqueueing threads); an explicit user setting wins.
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
   const int per = args.gpus_per_process > 0 ? args.gpus_per_process : (procs.size() > 1 ? 1 : run.plan.world);
   NcclWorld world(procs, per);
   const ExecuteOptions opt{run.dtype, args.warmup, args.iters};
