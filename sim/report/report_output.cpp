@@ -1,6 +1,7 @@
 // Report writers: a text summary, the JSON schema (README "plansim run"), a Perfetto trace.
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "sim/report/report.hpp"
@@ -63,11 +64,24 @@ std::string report_json(const Report& r) {
   }
   j["ranks"] = ranks;
   j["notes"] = r.notes;
-  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-  for (const auto& o : r.ops)
-    ops.push_back({{"name", o.name}, {"class", o.cls}, {"rank", o.rank}, {"start_s", o.start_s}, {"duration_s", o.duration_s}});
-  j["ops"] = ops;
-  return j.dump(2) + "\n";
+  // `ops` can hold millions of entries (every op of every simulated rank): one line each, written
+  // directly rather than as a JSON tree (about 5x less time and 10x less memory at 1024 GPUs).
+  std::string out = j.dump(2);
+  out.pop_back();  // the closing brace
+  out += ",\n  \"ops\": [";
+  std::map<std::string, std::string> quoted;  // names and classes repeat: escape each once
+  auto q = [&](const std::string& v) -> const std::string& {
+    auto it = quoted.find(v);
+    if (it == quoted.end()) it = quoted.emplace(v, nlohmann::json(v).dump()).first;
+    return it->second;
+  };
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const OpRecord& o = r.ops[i];
+    out += fmt::format("{}\n    {{\"name\": {}, \"class\": {}, \"rank\": {}, \"start_s\": {}, \"duration_s\": {}}}",
+                       i == 0 ? "" : ",", q(o.name), q(o.cls), o.rank, o.start_s, o.duration_s);
+  }
+  out += r.ops.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
 }
 
 std::string report_text(const Report& r) {
