@@ -74,6 +74,21 @@ LaunchPlan plan_launches(const CompiledPlan& plan) {
     if (!tags.empty() && !channel_comm.contains(ch))
       throw std::invalid_argument(fmt::format("rank {} receives from rank {}, which never sends to it", ch.second, ch.first));
 
+  std::vector<std::vector<bool>> used;  // per round: which world ranks it already covers
+  for (uint32_t c = 0; c < lp.communicators.size(); ++c) {
+    const auto& ranks = lp.communicators[c].ranks;
+    size_t round = 0;
+    while (round < used.size() &&
+           std::any_of(ranks.begin(), ranks.end(), [&](uint32_t r) { return used[round][r]; }))
+      ++round;
+    if (round == used.size()) {
+      used.emplace_back(static_cast<size_t>(plan.world), false);
+      lp.split_rounds.emplace_back();
+    }
+    for (uint32_t r : ranks) used[round][r] = true;
+    lp.split_rounds[round].push_back(c);
+  }
+
   std::map<uint32_t, std::vector<KernelLaunch>> kernels_of_cost;
   for (const Program& p : plan.programs) {
     RankLaunches rl;

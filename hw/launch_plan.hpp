@@ -56,6 +56,10 @@ struct RankLaunches {
 struct LaunchPlan {
   int world = 0;
   std::vector<Communicator> communicators;  // plan.groups (same indices), then the PP channels
+  // ncclCommSplit rounds: each a set of communicators with disjoint ranks, created by one split of the
+  // world (colour = the communicator's index); every communicator is in exactly one round. Greedy in
+  // communicator order: a plan's DP groups, say, all come from one split instead of one each.
+  std::vector<std::vector<uint32_t>> split_rounds;
   std::vector<RankLaunches> ranks;          // rank order
   // Largest buffers one rank needs (elements of the model dtype / bytes), allocated once.
   double gemm_a_elems = 0, gemm_b_elems = 0, gemm_d_elems = 0;

@@ -77,15 +77,25 @@ class RankRunner {
   RankRunner(const RankRunner&) = delete;
   RankRunner& operator=(const RankRunner&) = delete;
 
-  // Collective over the world: every rank splits every communicator, in the plan's order.
+  // Collective over the world: one ncclCommSplit per round (LaunchPlan::split_rounds), in order, on
+  // every rank; colour = the index of the round's communicator holding this rank, key = its position.
   void split_communicators() {
     comms_.assign(lp_.communicators.size(), nullptr);
-    for (size_t c = 0; c < lp_.communicators.size(); ++c) {
-      const auto& ranks = lp_.communicators[c].ranks;
-      int key = -1;
-      for (size_t i = 0; i < ranks.size(); ++i)
-        if (ranks[i] == rl_.rank) key = static_cast<int>(i);
-      PLANSIM_NCCL(ncclCommSplit(world_, key < 0 ? NCCL_SPLIT_NOCOLOR : 0, std::max(key, 0), &comms_[c], nullptr));
+    for (const auto& round : lp_.split_rounds) {
+      int colour = NCCL_SPLIT_NOCOLOR, key = 0;
+      uint32_t mine = 0;
+      for (uint32_t c : round) {
+        const auto& ranks = lp_.communicators[c].ranks;
+        for (size_t i = 0; i < ranks.size(); ++i)
+          if (ranks[i] == rl_.rank) {
+            colour = static_cast<int>(c);
+            key = static_cast<int>(i);
+            mine = c;
+          }
+      }
+      ncclComm_t comm = nullptr;
+      PLANSIM_NCCL(ncclCommSplit(world_, colour, key, &comm, nullptr));
+      if (colour != NCCL_SPLIT_NOCOLOR) comms_[mine] = comm;
     }
   }
 

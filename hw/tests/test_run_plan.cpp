@@ -4,6 +4,7 @@
 // `plansim validate`'s reader. GPU-free.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "hw/launch_plan.hpp"
@@ -77,6 +78,16 @@ void check_launches_are_programs(const CompiledPlan& plan, const LaunchPlan& lp)
     }
   }
   CHECK(launches > 0);
+  // Split rounds: every communicator exactly once, ranks disjoint within a round.
+  std::vector<int> seen(lp.communicators.size(), 0);
+  for (const auto& round : lp.split_rounds) {
+    std::vector<int> covered(static_cast<size_t>(lp.world), 0);
+    for (uint32_t c : round) {
+      ++seen[c];
+      for (uint32_t r : lp.communicators[c].ranks) CHECK(++covered[r] == 1);
+    }
+  }
+  CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
 }
 
 bool same_op(const ProgramOp& a, const ProgramOp& b) {
@@ -106,6 +117,9 @@ TEST_CASE("hw run executes the simulator's programs: pipeline 4 x 16 (PP + DP)",
   }
   // PP stages 0..3 talk to their neighbours only: 2 x 3 channels per DP replica.
   CHECK(hw.launches.communicators.size() == hw.plan.groups.size() + 2 * 3 * 2);
+  // The 4 DP pairs come from one split; channels s->s+1 of both replicas share a split with the
+  // non-adjacent ones (0->1 with 2->3): far fewer splits than communicators.
+  CHECK(hw.launches.split_rounds.size() < hw.launches.communicators.size() / 2);
 }
 
 TEST_CASE("hw run executes the simulator's programs: TP 8 (+DP), ZeRO-1 with selective recompute", "[hw][run]") {
