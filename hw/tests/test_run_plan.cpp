@@ -122,7 +122,7 @@ TEST_CASE("hw run executes the simulator's programs: pipeline 4 x 16 (PP + DP)",
   CHECK(hw.launches.split_rounds.size() < hw.launches.communicators.size() / 2);
 }
 
-TEST_CASE("hw run executes the simulator's programs: TP 8 (+DP), ZeRO-1 with selective recompute", "[hw][run]") {
+TEST_CASE("hw run executes the simulator's programs: TP 8 (+DP) and ZeRO-1 with selective recompute", "[hw][run]") {
   for (const char* name : {"seed-tp8-nvlink", "seed-small-batch"}) {
     INFO(name);
     RunArgs args;
@@ -138,6 +138,34 @@ TEST_CASE("hw run executes the simulator's programs: TP 8 (+DP), ZeRO-1 with sel
       REQUIRE(sim.plan.programs[r].ops.size() == hw.plan.programs[r].ops.size());
       for (size_t i = 0; i < sim.plan.programs[r].ops.size(); ++i)
         CHECK(same_op(sim.plan.programs[r].ops[i], hw.plan.programs[r].ops[i]));
+    }
+  }
+}
+
+TEST_CASE("hw run executes the simulator's programs: zero-bubble, interleaved, SP, CP, MoE/EP, ZeRO-3, full recompute", "[hw][run]") {
+  // The tiny test scenario on 8 one-GPU servers, with each feature switched on by --set.
+  const std::vector<std::vector<std::string>> variants = {
+      {"nodes=2", "schedule.kind=zb-h1", "training.global_batch=8"},  // split input/weight gradients
+      {"nodes=8", "parallel.pp=2", "parallel.dp=4", "schedule.kind=interleaved", "schedule.virtual_stages=2",
+       "training.global_batch=8"},
+      {"nodes=8", "parallel.tp=2", "parallel.pp=2", "parallel.dp=2", "parallel.sequence_parallel=true",
+       "training.recompute=full"},
+      {"nodes=8", "parallel.cp=2", "parallel.pp=2", "parallel.dp=2", "parallel.zero=3"},
+      {"nodes=8", "parallel.pp=1", "parallel.dp=8", "parallel.ep=4", "model.moe.experts=8", "model.moe.top_k=2",
+       "training.global_batch=8", "parallel.zero=1", "training.recompute=selective"},
+  };
+  for (const auto& sets : variants) {
+    RunArgs args;
+    args.file = std::string(PLANSIM_SOURCE_DIR) + "/hw/tests/data/tiny-pp2.yaml";
+    args.sets = sets;
+    INFO(sets.back());
+    const PreparedRun hw = prepare_run(args);
+    check_launches_are_programs(hw.plan, hw.launches);
+    const PlanRun sim = simulate_plan(hw.loaded.scenario, hw.loaded.topology, SimulateOptions{false});
+    REQUIRE(sim.plan.programs.size() == hw.plan.programs.size());
+    for (size_t r = 0; r < sim.plan.programs.size(); ++r) {
+      REQUIRE(sim.plan.programs[r].ops.size() == hw.plan.programs[r].ops.size());
+      CHECK(sim.plan.programs[r].deps == hw.plan.programs[r].deps);
     }
   }
 }
