@@ -29,7 +29,7 @@ std::vector<KernelLaunch> compute_kernels(const ComputeCost& cost, LaunchPlan& l
     const int repeats = gemm_repeats(k);
     if (repeats == 0) {
       out.push_back({KernelKind::copy, {}, k.hbm_bytes});
-      lp.copy_bytes = std::max(lp.copy_bytes, k.hbm_bytes / 2);
+      lp.copy_bytes = std::max(lp.copy_bytes, std::min(k.hbm_bytes / 2, kCopyChunkBytes));
       continue;
     }
     const GemmDims& d = k.dims;

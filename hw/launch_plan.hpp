@@ -24,6 +24,10 @@ namespace plansim::hw {
 
 enum class KernelKind : uint8_t { gemm, softmax, copy };
 
+// A copy larger than this (e.g. Adam over a stage's parameters, tens of GB) runs as consecutive copies
+// of at most this many bytes per side on one stream: the same bytes move, the buffers stay small.
+inline constexpr double kCopyChunkBytes = 256.0 * 1024 * 1024;
+
 struct KernelLaunch {
   KernelKind kind = KernelKind::copy;
   GemmDims dims{};  // gemm: one strided batch; softmax: batch·m rows of n
@@ -63,7 +67,7 @@ struct LaunchPlan {
   std::vector<RankLaunches> ranks;          // rank order
   // Largest buffers one rank needs (elements of the model dtype / bytes), allocated once.
   double gemm_a_elems = 0, gemm_b_elems = 0, gemm_d_elems = 0;
-  double copy_bytes = 0;   // each of the copy's source and destination
+  double copy_bytes = 0;   // each of the copy's source and destination (at most kCopyChunkBytes)
   double comm_bytes = 0;   // each of the send and receive buffers
 };
 

@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-n,--iters", run.iters, "timed iterations (op times are their mean)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--dry-run", run.dry_run, "print the communicators, launches and buffers per rank; no device needed");
   run_cmd->add_option("-g,--ngpus", run.gpus_per_process, "GPUs per process (default: the plan's ranks; 1 per MPI process)")
       ->check(CLI::PositiveNumber);
 
@@ -134,6 +135,10 @@ int main(int argc, char** argv) {
   std::optional<PreparedRun> prepared;
   if (run_cmd->parsed()) try {
       prepared.emplace(prepare_run(run));
+      if (run.dry_run) {
+        std::cout << dry_run_summary(*prepared) << std::flush;
+        return 0;
+      }
     } catch (const plansim::ConfigError& e) {
       std::cerr << e.what() << '\n';
       return kExitUsage;

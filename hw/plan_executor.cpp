@@ -156,9 +156,12 @@ class RankRunner {
           softmax_rows(d_.get(), cd_bytes_, static_cast<std::size_t>(key[0] * key[3]), static_cast<std::size_t>(key[1]), st);
           break;
         }
-        case KernelKind::copy:
-          copy_bytes(copy_src_.get(), copy_dst_.get(), static_cast<std::size_t>(k.bytes / 2), st);
+        case KernelKind::copy: {
+          const auto chunk = static_cast<std::size_t>(kCopyChunkBytes);
+          for (auto left = static_cast<std::size_t>(k.bytes / 2); left > 0; left -= std::min(left, chunk))
+            copy_bytes(copy_src_.get(), copy_dst_.get(), std::min(left, std::min(chunk, copy_src_.bytes())), st);
           break;
+        }
       }
   }
 

@@ -21,6 +21,7 @@ struct RunArgs {
   int scale_batch = 0;            // > 0: training.global_batch = N
   int warmup = 1, iters = 3;
   int gpus_per_process = 0;       // 0: the plan's world with one process, 1 per process under MPI
+  bool dry_run = false;           // print what would be launched; no device
 };
 
 // The scenario overrides that --set, --scale-layers and --scale-batch amount to, in that order.
@@ -36,6 +37,9 @@ struct PreparedRun {
 // GPU-free: loads, compiles and plans the launches. Throws ConfigError (scenario) or
 // std::invalid_argument (a plan the hardware cannot run).
 PreparedRun prepare_run(const RunArgs& args);
+
+// --dry-run: communicators, split rounds, launches by kind, streams and buffer bytes per rank (stdout).
+std::string dry_run_summary(const PreparedRun& run);
 
 // "the plan needs N GPUs ... this machine has M ..." when `visible` GPUs cannot host the plan with
 // `processes` processes of `gpus_per_process` GPUs; empty when they can.

@@ -1,6 +1,8 @@
 // The GPU-free half of `plansim-hw run` (run_command.hpp): scenario -> compiled plan -> launches.
 #include <fmt/format.h>
 
+#include <array>
+
 #include "hw/run_command.hpp"
 #include "sim/plan/plan_compiler.hpp"
 
@@ -18,6 +20,21 @@ GemmDtype gemm_dtype_of(DType d) {
   return GemmDtype::kBf16;
 }
 
+// Element bytes of GEMM inputs and outputs (kept here, GPU-free, for the dry run's buffer figure;
+// gemm_problem.cpp's cuBLASLt types agree: fp8 inputs give bf16 outputs).
+struct ElementBytes {
+  double ab, cd;
+};
+ElementBytes sizes_of(GemmDtype d) {
+  switch (d) {
+    case GemmDtype::kFp32: return {4, 4};
+    case GemmDtype::kFp8: return {1, 2};
+    case GemmDtype::kBf16:
+    case GemmDtype::kFp16: return {2, 2};
+  }
+  return {2, 2};
+}
+
 }  // namespace
 
 std::vector<std::string> run_overrides(const RunArgs& args) {
@@ -33,6 +50,35 @@ PreparedRun prepare_run(const RunArgs& args) {
   r.launches = plan_launches(r.plan);
   r.dtype = gemm_dtype_of(r.loaded.scenario.model.dtype);
   return r;
+}
+
+std::string dry_run_summary(const PreparedRun& run) {
+  const LaunchPlan& lp = run.launches;
+  const ElementBytes sz = sizes_of(run.dtype);
+  const double buffers = (lp.gemm_a_elems + lp.gemm_b_elems) * sz.ab + lp.gemm_d_elems * sz.cd +
+                         2 * lp.copy_bytes + 2 * lp.comm_bytes;
+  std::string out = fmt::format("plansim-hw run (dry run): {}: {} ranks, one GPU each, {} GEMMs\n",
+                                run.loaded.scenario.name, lp.world, to_string(run.loaded.scenario.model.dtype));
+  out += fmt::format("  communicators  {} ({} plan groups + {} PP channels) from {} ncclCommSplit rounds\n",
+                     lp.communicators.size(), run.plan.groups.size(), lp.communicators.size() - run.plan.groups.size(),
+                     lp.split_rounds.size());
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  out += fmt::format("  buffers        {:.3f} GiB per rank: GEMM A {:.3f} + B {:.3f} + D {:.3f}, copy 2 x {:.3f}, "
+                     "send/receive 2 x {:.3f} GiB\n",
+                     buffers / GiB, lp.gemm_a_elems * sz.ab / GiB, lp.gemm_b_elems * sz.ab / GiB,
+                     lp.gemm_d_elems * sz.cd / GiB, lp.copy_bytes / GiB, lp.comm_bytes / GiB);
+  out += "  rank  streams  launches  compute   gemms  softmax  copies  collectives  sends  recvs\n";
+  for (const RankLaunches& rl : lp.ranks) {
+    std::array<size_t, 4> ops{};
+    std::array<size_t, 3> kernels{};
+    for (const Launch& l : rl.launches) {
+      ++ops[static_cast<size_t>(l.kind)];
+      for (const KernelLaunch& k : l.kernels) ++kernels[static_cast<size_t>(k.kind)];
+    }
+    out += fmt::format("  {:>4}  {:>7}  {:>8}  {:>7}  {:>6}  {:>7}  {:>6}  {:>11}  {:>5}  {:>5}\n", rl.rank, rl.streams,
+                       rl.launches.size(), ops[0], kernels[0], kernels[1], kernels[2], ops[1], ops[2], ops[3]);
+  }
+  return out;
 }
 
 std::string gpu_shortfall(const CompiledPlan& plan, int visible, int processes, int gpus_per_process) {

@@ -25,6 +25,11 @@ for cmd in "bench nccl --op nope" "bench nccl -b 1X" "bench gemm --shapes 1x2" "
   "$hw" $cmd >/dev/null 2>&1; rc=$?
   [ $rc -eq 2 ] || { echo "FAIL: plansim-hw $cmd: exit $rc (wanted 2)"; fails=$((fails + 1)); }
 done
+# --dry-run needs no device: it prints what each rank would launch (one row per rank) and exits 0.
+out=$("$hw" run "$seed" --dry-run 2>/dev/null); rc=$?
+if [ $rc -ne 0 ] || ! grep -q "ncclCommSplit rounds" <<<"$out" || [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+' <<<"$out")" -ne 8 ]; then
+  echo "FAIL: run --dry-run: exit $rc, stdout: $out"; fails=$((fails + 1))
+fi
 err=$("$hw" run "$seed" --set model.layerz=4 2>&1 >/dev/null)
 grep -q "layerz" <<<"$err" || { echo "FAIL: a bad --set is not named: $err"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "no-device behaviour: ok"

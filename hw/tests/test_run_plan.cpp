@@ -180,6 +180,8 @@ TEST_CASE("hw run refuses a TP-folded plan and plans buffers for the largest op"
   const ModelSpec& m = s.scenario.model;
   const double tokens = static_cast<double>(s.scenario.training.micro_batch * m.seq_len);
   CHECK(lp.gemm_d_elems >= tokens * static_cast<double>(m.vocab) / 8);
+  // Adam over the rank's parameters moves far more than a chunk; the copy buffers stay at one chunk.
+  CHECK(lp.copy_bytes == kCopyChunkBytes);
 }
 
 TEST_CASE("hw run: shortfall of GPUs is stated with both counts", "[hw][run]") {
