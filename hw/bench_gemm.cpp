@@ -14,29 +14,14 @@
 #include "hw/check.hpp"
 #include "hw/cuda_raii.hpp"
 #include "hw/device.hpp"
+#include "hw/gemm_problem.hpp"
 #include "hw/pattern.hpp"
 
 namespace plansim::hw {
 namespace {
 
-constexpr std::size_t kWorkspaceBytes = 32u << 20;
 constexpr std::uint64_t kSeedA = 1, kSeedB = 2;
 constexpr int kSamples = 64;  // result entries checked on the host per shape
-
-struct Types {
-  cudaDataType_t ab, cd;
-  cublasComputeType_t compute;
-  std::size_t ab_bytes, cd_bytes;
-};
-Types types_of(GemmDtype d) {
-  switch (d) {
-    case GemmDtype::kBf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2};
-    case GemmDtype::kFp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2};
-    case GemmDtype::kFp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4};
-    case GemmDtype::kFp8: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2};
-  }
-  throw std::invalid_argument("unknown dtype");
-}
 
 float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = (h & 0x8000u) << 16;
@@ -57,42 +42,6 @@ float read_output(const std::vector<unsigned char>& raw, std::size_t index, std:
   std::memcpy(&h, raw.data() + index * 2, 2);
   if (d == GemmDtype::kFp16) return half_to_float(h);
   return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);  // bf16
-}
-
-// One matmul problem: D (m x n) = op(A) (m x k) * B (k x n), column-major, A stored k x m and transposed
-// ("TN", the layout fp8 requires on Hopper), fp32 accumulation, alpha 1, beta 0.
-struct Problem {
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-  cublasLtMatmulHeuristicResult_t algo{};
-  ~Problem() {
-    if (d) cublasLtMatrixLayoutDestroy(d);
-    if (b) cublasLtMatrixLayoutDestroy(b);
-    if (a) cublasLtMatrixLayoutDestroy(a);
-    if (op) cublasLtMatmulDescDestroy(op);
-  }
-};
-
-void setup(Problem& p, cublasLtHandle_t lt, const GemmShape& s, const Types& t) {
-  const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
-             k = static_cast<std::uint64_t>(s.k);
-  PLANSIM_CUBLAS(cublasLtMatmulDescCreate(&p.op, t.compute, CUDA_R_32F));
-  const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
-  PLANSIM_CUBLAS(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof(trans_a)));
-  PLANSIM_CUBLAS(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof(trans_b)));
-  PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&p.a, t.ab, k, m, static_cast<std::int64_t>(k)));
-  PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&p.b, t.ab, k, n, static_cast<std::int64_t>(k)));
-  PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&p.d, t.cd, m, n, static_cast<std::int64_t>(m)));
-  cublasLtMatmulPreference_t pref = nullptr;
-  PLANSIM_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-  const std::size_t ws = kWorkspaceBytes;
-  int found = 0;
-  cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(lt, p.op, p.a, p.b, p.d, p.d, pref, 1, &p.algo, &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  PLANSIM_CUBLAS(st);
-  if (found == 0) throw std::runtime_error(fmt::format("cuBLASLt has no algorithm for {}x{}x{}", s.m, s.n, s.k));
 }
 
 }  // namespace
@@ -125,7 +74,7 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
   const std::string dtype = dtype_name(opt.dtype);
   const std::optional<double> peak = opt.peak_tflops > 0 ? std::optional(opt.peak_tflops * 1e12)
                                                          : peak_flops(dev, dtype);
-  const Types t = types_of(opt.dtype);
+  const GemmTypes t = gemm_types(opt.dtype);
   cublasLtHandle_t lt = nullptr;
   PLANSIM_CUBLAS(cublasLtCreate(&lt));
   struct HandleGuard {
@@ -133,7 +82,7 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
     ~HandleGuard() { cublasLtDestroy(h); }
   } guard{lt};
   Stream stream;
-  DeviceBuffer workspace(kWorkspaceBytes);
+  DeviceBuffer workspace(kGemmWorkspaceBytes);
   nlohmann::json doc = make_bench_document("gemm", device_json(opt.device),
                                            {{"dtype", dtype}, {"iters", opt.iters}, {"warmup", opt.warmup},
                                             {"layout", "TN column-major, fp32 accumulate"}});
@@ -148,13 +97,8 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
     DeviceBuffer a(m * k * t.ab_bytes), b(k * n * t.ab_bytes), d(m * n * t.cd_bytes);
     fill_gemm_operand(a.get(), opt.dtype, m * k, kSeedA, stream.get());
     fill_gemm_operand(b.get(), opt.dtype, k * n, kSeedB, stream.get());
-    Problem p;
-    setup(p, lt, s, t);
-    const float alpha = 1.0f, beta = 0.0f;
-    auto launch = [&] {
-      PLANSIM_CUBLAS(cublasLtMatmul(lt, p.op, &alpha, a.get(), p.a, b.get(), p.b, &beta, d.get(), p.d, d.get(), p.d,
-                                    &p.algo.algo, workspace.get(), kWorkspaceBytes, stream.get()));
-    };
+    const GemmProblem p(lt, s, opt.dtype);
+    auto launch = [&] { p.run(a.get(), b.get(), d.get(), workspace.get(), stream.get()); };
     launch();
     std::vector<unsigned char> host(m * n * t.cd_bytes);
     PLANSIM_CUDA(cudaMemcpyAsync(host.data(), d.get(), host.size(), cudaMemcpyDeviceToHost, stream.get()));

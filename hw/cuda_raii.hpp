@@ -40,6 +40,10 @@ class DeviceBuffer {
 class Stream {
  public:
   Stream() { PLANSIM_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  // cudaDeviceGetStreamPriorityRange: lower numbers are higher priorities.
+  explicit Stream(int priority) {
+    PLANSIM_CUDA(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
+  }
   ~Stream() { cudaStreamDestroy(s_); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

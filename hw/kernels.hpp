@@ -1,6 +1,6 @@
 #pragma once
 // The only device code of plansim-hw (kernels.cu): buffer fills with the deterministic patterns of
-// pattern.hpp. Launch errors surface as GpuError through PLANSIM_CUDA inside the wrappers.
+// pattern.hpp, and the copy and softmax kernels of `run`. Launch errors surface as GpuError through PLANSIM_CUDA inside the wrappers.
 #include <cstddef>
 #include <cstdint>
 
@@ -14,5 +14,12 @@ enum class GemmDtype { kBf16, kFp16, kFp32, kFp8 };
 void fill_pattern(float* p, std::size_t n, std::uint64_t rank, cudaStream_t stream);
 // p[i] = gemm_operand(seed, i) converted to the dtype (fp8 = e4m3).
 void fill_gemm_operand(void* p, GemmDtype dtype, std::size_t n, std::uint64_t seed, cudaStream_t stream);
+
+// `plansim-hw run`'s stand-ins for non-GEMM kernels (timing only, the data is arbitrary):
+// copies bytes from src to dst (bandwidth-bound: what an elementwise op costs);
+void copy_bytes(const void* src, void* dst, std::size_t bytes, cudaStream_t stream);
+// a numerically safe softmax over each of `rows` rows of `cols` elements, in place (2-byte elements
+// as bf16, 4-byte as fp32).
+void softmax_rows(void* data, std::size_t element_bytes, std::size_t rows, std::size_t cols, cudaStream_t stream);
 
 }  // namespace plansim::hw

@@ -1,10 +1,11 @@
 // plansim-hw: microbenchmarks on real GPUs (NCCL, cuBLASLt GEMM, HBM, P2P) whose JSON feeds
-// `plansim calibrate`. See hw/README.md. Exit codes: 0 ok; 1 a result failed its check; 2 bad arguments;
+// `plansim calibrate`, and `run`, which executes a scenario's compiled plan. See hw/README.md. Exit codes: 0 ok; 1 a result failed its check; 2 bad arguments;
 // 4 no CUDA device; 5 a CUDA, NCCL or cuBLAS call failed; 77 `selftest` without a device (CTest: skipped).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "hw/bench_copy.hpp"
@@ -13,7 +14,9 @@
 #include "hw/check.hpp"
 #include "hw/device.hpp"
 #include "hw/nccl_bootstrap.hpp"
+#include "hw/run_command.hpp"
 #include "hw/selftest.hpp"
+#include "sim/core/error.hpp"
 
 namespace {
 
@@ -78,6 +81,23 @@ int main(int argc, char** argv) {
   add_sweep(b_p2p, p2p_sweep, "8", "256M", 8);
   add_timing(b_p2p, p2p.iters, p2p.warmup, p2p.json);
 
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand("run", "execute a scenario's per-rank programs on GPUs; report as `plansim run`");
+  run_cmd->add_option("file", run.file, "scenario YAML (see scenarios/)")->required();
+  run_cmd->add_option("--set", run.sets, "override a scenario key, e.g. --set parallel.dp=1 (repeatable)");
+  run_cmd->add_option("--json", run.json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
+  run_cmd->add_option("--trace", run.trace, "write a Perfetto/Chrome trace of the measured ops to FILE");
+  run_cmd->add_option("--scale-layers", run.scale_layers, "run N layers (model.layers = N)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--scale-batch", run.scale_batch, "run a global batch of N sequences (training.global_batch = N)")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("-w,--warmup", run.warmup, "untimed iterations")->capture_default_str()->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("-n,--iters", run.iters, "timed iterations (op times are their mean)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--dry-run", run.dry_run, "print the communicators, launches and buffers per rank; no device needed");
+  run_cmd->add_option("-g,--ngpus", run.gpus_per_process, "GPUs per process (default: the plan's ranks; 1 per MPI process)")
+      ->check(CLI::PositiveNumber);
+
   CLI::App* selftest = app.add_subcommand("selftest", "small checked runs of every bench (exit 77 without a GPU)");
 
   try {
@@ -111,7 +131,27 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // `run`: the scenario is loaded, compiled and its launches planned before any device is touched.
+  std::optional<PreparedRun> prepared;
+  if (run_cmd->parsed()) try {
+      prepared.emplace(prepare_run(run));
+      if (run.dry_run) {
+        std::cout << dry_run_summary(*prepared) << std::flush;
+        return 0;
+      }
+    } catch (const plansim::ConfigError& e) {
+      std::cerr << e.what() << '\n';
+      return kExitUsage;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "plansim-hw: " << e.what() << '\n';
+      return kExitUsage;
+    }
+
   try {
+    if (prepared) {
+      ProcessGroup procs(&argc, &argv);
+      return execute_run(run, *prepared, procs);
+    }
     require_devices();
     if (selftest->parsed()) {
       ProcessGroup procs(&argc, &argv);

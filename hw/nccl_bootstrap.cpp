@@ -52,12 +52,17 @@ double ProcessGroup::max(double v) const {
   check_mpi(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
   return out;
 }
+void ProcessGroup::sum_in_place(std::vector<double>& v) const {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+            "MPI_Allreduce");
+}
 #else
 ProcessGroup::ProcessGroup(int*, char***) {}
 ProcessGroup::~ProcessGroup() = default;
 void ProcessGroup::broadcast(void*, int) const {}
 double ProcessGroup::sum(double v) const { return v; }
 double ProcessGroup::max(double v) const { return v; }
+void ProcessGroup::sum_in_place(std::vector<double>&) const {}
 #endif
 
 NcclWorld::NcclWorld(const ProcessGroup& procs, int gpus_per_process) {

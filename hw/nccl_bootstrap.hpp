@@ -27,6 +27,7 @@ class ProcessGroup {
   void broadcast(void* data, int bytes) const;                  // from process 0
   [[nodiscard]] double sum(double v) const;                     // over processes
   [[nodiscard]] double max(double v) const;
+  void sum_in_place(std::vector<double>& v) const;              // element-wise over processes
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;

@@ -10,7 +10,7 @@ double d(int64_t v) { return static_cast<double>(v); }
 // A GEMM of a (tokens × k) input with a (k × n) weight: 2·t·k·n FLOPs; HBM traffic = input +
 // weight + output, at `elem` bytes each.
 OpCost gemm(std::string name, double t, double k, double n, double elem) {
-  return OpCost{std::move(name), OpClass::gemm, 2 * t * k * n, (t * k + k * n + t * n) * elem};
+  return OpCost{std::move(name), OpClass::gemm, 2 * t * k * n, (t * k + k * n + t * n) * elem, GemmDims{t, n, k, 1}};
 }
 OpCost eltwise(std::string name, double bytes) { return OpCost{std::move(name), OpClass::elementwise, 0, bytes}; }
 
@@ -38,7 +38,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   // Flash attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp.
   const double core_flops = 4 * d(batch) * (s / sh.cp) * s * h / tp;
   const double core_bytes = t * (2 * h + 2 * kv) / tp * e + (sh.cp > 1 ? d(batch) * s * 2 * kv / tp * e : 0);
-  f.attention.push_back(OpCost{"attention_core", OpClass::attention, core_flops, core_bytes});
+  // As products (plansim-hw): per (sequence, head) QKᵀ = (s/cp × hd)·(hd × s) and A·V (s/cp × s)·(s × hd).
+  const GemmDims core_dims{s / sh.cp, s, d(m.head_dim()), d(batch) * d(m.heads) / tp};
+  f.attention.push_back(OpCost{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims});
   f.attention.push_back(gemm("attention_out", t, h / tp, h, e));
   f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * e));
   f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * e));
@@ -90,6 +92,9 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
     b.name += "_bwd";
     if (b.cls == OpClass::gemm) {
       // dX = dY·Wᵀ and dW = Xᵀ·dY, each the forward's FLOPs and traffic.
+      // dgrad (t×n)·(n×k), wgrad (k×t)·(t×n); `both` keeps the dgrad shape (same FLOPs) twice.
+      const GemmDims f = it->dims;
+      b.dims = part == BackwardPart::weight ? GemmDims{f.k, f.n, f.m, f.batch} : GemmDims{f.m, f.k, f.n, f.batch};
       if (part == BackwardPart::weight) b.name = it->name + "_wgrad";
       if (part == BackwardPart::input) b.name = it->name + "_dgrad";
       const double k = part == BackwardPart::both ? 2 : 1;

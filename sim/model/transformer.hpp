@@ -18,11 +18,21 @@ namespace plansim {
 enum class OpClass { gemm, attention, elementwise };
 const char* to_string(OpClass c);
 
+// The matrix product behind a gemm or attention op, for back ends that run it (plansim-hw): one
+// product is (m×k)·(k×n), `batch` of them side by side (attention: one per head and sequence);
+// the op's flops are a whole number of such products (2·m·n·k·batch each: backward = 2, attention
+// forward = 2 (QKᵀ, A·V), attention backward = 4). All zero for elementwise ops.
+struct GemmDims {
+  double m = 0, n = 0, k = 0, batch = 0;
+  [[nodiscard]] double flops() const { return 2 * m * n * k * batch; }
+};
+
 struct OpCost {
   std::string name;
   OpClass cls = OpClass::gemm;
   double flops = 0;       // per rank
   double hbm_bytes = 0;   // per rank, bytes read + written
+  GemmDims dims{};        // gemm/attention: the product's shape (see GemmDims)
 };
 
 // How one layer is split across ranks.

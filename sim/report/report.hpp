@@ -45,6 +45,22 @@ struct RankReport {
   [[nodiscard]] double overlap_fraction() const;
 };
 
+// One executed op, for `plansim validate` (README "plansim validate"): name = the compute cost's name
+// (" (recompute)" appended for re-done forwards), "<dim>_<collective>" (e.g. "dp_all_reduce"), or
+// "send"/"recv"; class = the class of the op's kernel with the most FLOPs (elementwise when none has
+// FLOPs), "collective" or "p2p". Collectives' start is when every member was ready.
+struct OpRecord {
+  std::string name;
+  std::string cls;
+  uint32_t rank = 0;
+  double start_s = 0;
+  double duration_s = 0;
+};
+std::string op_name(const CompiledPlan& plan, const ProgramOp& op);
+std::string op_class(const CompiledPlan& plan, const ProgramOp& op);
+// Every op of every program, in rank order, then program order.
+std::vector<OpRecord> op_records(const CompiledPlan& plan, const ExecutionResult& exec);
+
 struct Report {
   std::string name;
   std::string gpu;
@@ -70,6 +86,7 @@ struct Report {
   uint64_t events = 0;
   uint64_t comm_calls = 0;
   std::string notes;  // e.g. what the run simplified
+  std::vector<OpRecord> ops;
 };
 
 Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu);

@@ -1,0 +1,13 @@
+# plansim run --json carries per-op timings (`ops`) in the form plansim validate and plansim-hw run use.
+sc="$src/scenarios"
+expect_stdout '^  "ops": \[$' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+expect_stdout '\{"name": "attention_fwd", "class": "gemm", "rank": 0, "start_s": [0-9.e-]+, "duration_s": [0-9.e-]+\}' \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+expect_stdout '"name": "dp_all_reduce", "class": "collective"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+expect_stdout '"name": "send", "class": "p2p"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
+# A report validated against itself: every class within 0 %.
+ops_json="$(mktemp)"
+"$plansim" run "$sc/seed-pipeline-4x16.yaml" --json "$ops_json" >/dev/null
+expect_exit 0 "$plansim" validate --sim "$ops_json" --measured "$ops_json"
+expect_stdout '^p2p +384 +0\.00 +0\.00' "$plansim" validate --sim "$ops_json" --measured "$ops_json"
+rm -f "$ops_json"
