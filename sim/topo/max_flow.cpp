@@ -37,20 +37,24 @@ Rate max_flow(const Topology& topo, const std::vector<NodeId>& sources, const st
   const size_t n = topo.nodes().size();
   const size_t s = n, t = n + 1;
   FlowGraph g(n + 2);
-  int64_t total = 1;
+  // The super-source's arc to a source carries at most what that node can send (its out-links), the
+  // arc from a sink to the super-sink what it can receive: exact (never the binding cut) and bounded, so
+  // the preflow's sums stay far inside int64 even for tens of thousands of GPUs.
+  std::vector<int64_t> out_cap(n, 0), in_cap(n, 0);
   for (const Link& l : topo.links()) {
     const auto cap = static_cast<int64_t>(std::llround(l.bandwidth.value()));
-    total += cap;
+    out_cap[l.src.index()] += cap;
+    in_cap[l.dst.index()] += cap;
     add_arc(g, l.src.index(), l.dst.index(), cap);
   }
   std::vector<char> side(n, 0);
   for (NodeId a : sources) {
     side[a.index()] = 1;
-    add_arc(g, s, a.index(), total);
+    add_arc(g, s, a.index(), out_cap[a.index()]);
   }
   for (NodeId b : sinks) {
     PLANSIM_ASSERT(side[b.index()] == 0, "max_flow: a node is both source and sink");
-    add_arc(g, b.index(), t, total);
+    add_arc(g, b.index(), t, in_cap[b.index()]);
   }
   const int64_t flow = boost::push_relabel_max_flow(g, s, t);
   return Rate(static_cast<double>(flow));
