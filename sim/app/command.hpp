@@ -30,5 +30,8 @@ void write_output(const std::string& path, const std::string& text);
 Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
 Command add_collective_command(CLI::App& app);  // cmd_collective.cpp
 Command add_run_command(CLI::App& app);   // cmd_run.cpp
+Command add_lint_command(CLI::App& app);  // cmd_lint.cpp
+Command add_sweep_command(CLI::App& app);  // cmd_sweep.cpp
+Command add_search_command(CLI::App& app);  // cmd_search.cpp
 
 }  // namespace plansim::app

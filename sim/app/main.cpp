@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
       add_topo_command(app),
       add_collective_command(app),
       add_run_command(app),
+      add_lint_command(app),
+      add_sweep_command(app),
+      add_search_command(app),
   };
 
   try {
