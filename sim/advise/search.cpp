@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "sim/advise/placement.hpp"
+#include "sim/advise/sweep.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/model/memory.hpp"
@@ -132,6 +133,16 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
   }
   r.gpus = static_cast<int>(base.topology.num_gpus());
   std::vector<SearchPlan> all = enumerate_plans(base.scenario, base.topology);
+  for (const auto& [key, values] : options.only) {
+    if (all.empty()) break;
+    if (value_of(all.front().sets, key).empty())
+      throw ConfigError(SourcePos{"--only " + key, 0, 0}, "not a key the search varies (parallel.tp, parallel.pp, "
+                        "parallel.dp, parallel.cp, parallel.ep, parallel.zero, parallel.order, training.micro_batch, "
+                        "training.recompute, schedule.kind, schedule.virtual_stages)");
+    std::erase_if(all, [&](const SearchPlan& p) {
+      return std::find(values.begin(), values.end(), value_of(p.sets, key)) == values.end();
+    });
+  }
   r.enumerated = all.size();
   if (options.gpus > 0)
     for (auto& p : all) p.sets.insert(p.sets.begin(), fmt::format("nodes={}", *base.scenario.nodes));

@@ -21,6 +21,9 @@ struct SearchOptions {
   int top = 10;
   int jobs = 1;
   size_t max_plans = 0;           // 0: all; else keep the first N candidates (in enumeration order)
+  // Restrict the enumeration: a plan is kept only if, for every entry, its --set value of `key` is
+  // one of `values` (e.g. parallel.zero=0 for a stack without ZeRO). Keys are the search's own.
+  std::vector<std::pair<std::string, std::vector<std::string>>> only;
 };
 
 struct SearchPlan {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "sim/advise/search.hpp"
+#include "sim/advise/sweep.hpp"
 #include "sim/app/command.hpp"
 #include "sim/app/progress.hpp"
 
@@ -17,6 +18,7 @@ struct SearchCliOptions {
   std::string json;
   int jobs = 0;
   size_t max_plans = 0;
+  std::vector<std::string> only;
 };
 
 }  // namespace
@@ -31,6 +33,7 @@ Command add_search_command(CLI::App& app) {
   sub->add_option("--json", opt->json, "write the top plans as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
   sub->add_option("--max-plans", opt->max_plans, "simulate at most N plans after pruning (0 = all)");
+  sub->add_option("--only", opt->only, "restrict a searched key, e.g. --only parallel.zero=0,1 (repeatable)");
   return {sub, [opt] {
             advise::SearchOptions o;
             o.sets = opt->sets;
@@ -38,6 +41,10 @@ Command add_search_command(CLI::App& app) {
             o.top = opt->top;
             o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
             o.max_plans = opt->max_plans;
+            for (const auto& v : opt->only) {
+              auto k = advise::parse_vary(v);
+              o.only.emplace_back(k.key, k.values);
+            }
             Progress progress("search");
             const advise::SearchResult r =
                 advise::run_search(opt->file, o, [&](size_t done, size_t total) { progress.update(done, total); });
