@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/io/scenario_loader.hpp"
+
+#include <algorithm>
 
 namespace plansim::advise {
 
@@ -30,6 +33,12 @@ VaryKey parse_vary(const std::string& text) {
   for (const auto& v : k.values)
     if (v.empty()) throw ConfigError(where, "an empty value in the list");
   return k;
+}
+
+void check_scenario_key(const VaryKey& key) {
+  const auto& known = scenario_key_paths();
+  if (std::find(known.begin(), known.end(), key.key) == known.end())
+    throw ConfigError(SourcePos{"--vary " + key.key, 0, 0}, fmt::format("unknown scenario key '{}'", key.key));
 }
 
 std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys) {

@@ -17,6 +17,9 @@ struct VaryKey {
 // "key=v1,v2,..." (commas inside [...] or {...} belong to the value). Throws ConfigError.
 VaryKey parse_vary(const std::string& text);
 
+// Throws ConfigError when `key` is not a scenario key path (a typo would make every point invalid).
+void check_scenario_key(const VaryKey& key);
+
 // Points in row-major order (the last key varies fastest); each point is "key=value" per key.
 std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys);
 

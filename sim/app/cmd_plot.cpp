@@ -69,7 +69,10 @@ Command add_plot_command(CLI::App& app) {
               spec = plot_lint(run_lint(one_scenario(*opt), o));
             } else {
               SweepResult r;
-              for (const auto& v : opt->vary) r.keys.push_back(parse_vary(v));
+              for (const auto& v : opt->vary) {
+                r.keys.push_back(parse_vary(v));
+                check_scenario_key(r.keys.back());
+              }
               if (r.keys.empty() || r.keys.size() > 2)
                 throw ConfigError(SourcePos{"--vary", 0, 0}, "a sweep plot takes one or two --vary keys");
               r.points = run_points(one_scenario(*opt), opt->sets, cartesian(r.keys), jobs);

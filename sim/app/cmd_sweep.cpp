@@ -32,7 +32,10 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
   return {sub, [opt] {
             advise::SweepResult r;
-            for (const auto& v : opt->vary) r.keys.push_back(advise::parse_vary(v));
+            for (const auto& v : opt->vary) {
+              r.keys.push_back(advise::parse_vary(v));
+              advise::check_scenario_key(r.keys.back());
+            }
             const auto points = advise::cartesian(r.keys);
             Progress progress("sweep");
             r.points = advise::run_points(opt->file, opt->sets, points,
