@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sim/core/assert.hpp"
 
 namespace plansim {
@@ -19,7 +21,7 @@ EventId Simulation::at(Time t, Action a) {
   const uint64_t seq = next_seq_++;
   slots_[slot].action = std::move(a);
   slots_[slot].seq = seq;
-  heap_.push(Entry{t, seq, slot});
+  heap_push(Entry{t, seq, slot});
   ++live_;
   return EventId{seq, slot};
 }
@@ -35,14 +37,14 @@ bool Simulation::cancel(EventId id) {
 
 bool Simulation::step(Time limit) {
   while (!heap_.empty()) {
-    const Entry e = heap_.top();
+    const Entry e = heap_.front();
     Slot& slot = slots_[e.slot];
     if (slot.seq != e.seq) {  // cancelled (slot freed, maybe reused by a later event)
-      heap_.pop();
+      heap_pop();
       continue;
     }
     if (e.time > limit) return false;
-    heap_.pop();
+    heap_pop();
     now_ = e.time;
     Action action = std::move(slot.action);
     slot.action = nullptr;
@@ -54,6 +56,38 @@ bool Simulation::step(Time limit) {
     return true;
   }
   return false;
+}
+
+void Simulation::heap_push(const Entry& e) {
+  size_t i = heap_.size();
+  heap_.push_back(e);
+  while (i > 0) {
+    const size_t parent = (i - 1) / 4;
+    if (!(heap_[parent] > e)) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+void Simulation::heap_pop() {
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  const size_t n = heap_.size();
+  if (n == 0) return;
+  size_t i = 0;
+  for (;;) {
+    const size_t first = 4 * i + 1;
+    if (first >= n) break;
+    size_t best = first;
+    const size_t end = std::min(first + 4, n);
+    for (size_t c = first + 1; c < end; ++c)
+      if (heap_[best] > heap_[c]) best = c;
+    if (!(last > heap_[best])) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
 }
 
 void Simulation::run() {

@@ -37,15 +37,8 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
 
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
-  capacity.resize(n);
-  for (size_t i = 0; i < n; ++i) capacity[i] = t.links()[i].bandwidth.value();
-  link_flows.resize(n);
-  busy_since.resize(n);
-  stats.resize(n);
-  link_stamp.assign(n, 0);
-  link_local.assign(n, 0);
-  dedupe_stamp.assign(n, 0);
-  dedupe_pos.assign(n, 0);
+  link_state.resize(n);
+  for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
 }
 
 FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
@@ -54,8 +47,8 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
   PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
   for (LinkId l : links) {
-    PLANSIM_ASSERT(l.index() < capacity.size(), "flow over an unknown link");
-    PLANSIM_ASSERT(capacity[l.index()] > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
+    PLANSIM_ASSERT(l.index() < link_state.size(), "flow over an unknown link");
+    PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
   }
   uint32_t slot;
   if (!free_slots.empty()) {
@@ -66,6 +59,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     flows.emplace_back();
     cold.emplace_back();
     flow_stamp.push_back(0);
+    joined_id.push_back(CompletionHeap::kNone);
   }
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());
@@ -80,11 +74,11 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   f.entries.clear();
   for (LinkId id : links) {
     const uint32_t l = id.value;
-    if (dedupe_stamp[l] == dedupe_epoch) {
-      ++f.entries[dedupe_pos[l]].mult;
+    if (link_state[l].dedupe_stamp == dedupe_epoch) {
+      ++f.entries[link_state[l].dedupe_pos].mult;
     } else {
-      dedupe_stamp[l] = dedupe_epoch;
-      dedupe_pos[l] = static_cast<uint32_t>(f.entries.size());
+      link_state[l].dedupe_stamp = dedupe_epoch;
+      link_state[l].dedupe_pos = static_cast<uint32_t>(f.entries.size());
       f.entries.push_back(Entry{l, 1});
     }
   }
@@ -120,10 +114,10 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
-    auto& lf = link_flows[en.link];
-    if (lf.empty()) busy_since[en.link] = sim.now();
-    lf.push_back(LinkRef{slot, e});
+    if (link_state[en.link].live++ == 0) link_state[en.link].busy_since = sim.now();
+    link_state[en.link].flows.push_back(LinkRef{slot, e, f.id.value});
   }
+  joined_id[slot] = f.id.value;
   f.joined = true;
   mark_dirty(f);
   ensure_resolve();
@@ -179,18 +173,12 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
   for (const Entry& en : f.entries) {
-    stats[en.link].bytes += Bytes(f.bytes * en.mult);
+    link_state[en.link].stats.bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
-    // Found by a scan: the list holds only flows of this flow's component, which the re-solve that
-    // follows visits anyway, so this costs no more than that and needs no back-pointers (updating
-    // those was a cache miss into another flow per link).
-    auto& lf = link_flows[en.link];
-    auto it = std::find_if(lf.begin(), lf.end(), [slot](const LinkRef& r) { return r.slot == slot; });
-    PLANSIM_ASSERT(it != lf.end(), "finishing flow missing from its link");
-    *it = lf.back();
-    lf.pop_back();
-    if (lf.empty()) stats[en.link].busy += now - busy_since[en.link];
+    // Its refs stay on the links' lists until the next re-solve compacts them (see LinkRef).
+    if (--link_state[en.link].live == 0) link_state[en.link].stats.busy += now - link_state[en.link].busy_since;
   }
+  joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
   if (f.joined) mark_dirty(f);
   release(slot);
@@ -236,8 +224,8 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 }
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
-  LinkStats s = impl_->stats[l.index()];
-  if (!impl_->link_flows[l.index()].empty()) s.busy += sim_->now() - impl_->busy_since[l.index()];
+  LinkStats s = impl_->link_state[l.index()].stats;
+  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - impl_->link_state[l.index()].busy_since;
   return s;
 }
 
@@ -253,11 +241,6 @@ Rate FlowNetwork::flow_rate(FlowId f) const {
   return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->flows[slot].rate : 0.0);
 }
 
-Rate FlowNetwork::link_load(LinkId l) const {
-  double load = 0;
-  for (const Impl::LinkRef& r : impl_->link_flows[l.index()])
-    load += impl_->flows[r.slot].rate * impl_->flows[r.slot].entries[r.entry].mult;
-  return Rate(load);
-}
+Rate FlowNetwork::link_load(LinkId l) const { return Rate(impl_->load(l.value)); }
 
 }  // namespace plansim

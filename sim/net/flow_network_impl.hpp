@@ -21,7 +21,7 @@ struct FlowNetwork::Impl {
   // channels) live in the vector.
   class EntryList {
    public:
-    static constexpr uint32_t kInline = 4;
+    static constexpr uint32_t kInline = 8;
     void clear() {
       size_ = 0;
       spill_.clear();
@@ -50,9 +50,26 @@ struct FlowNetwork::Impl {
     Entry inline_[kInline] = {};
     std::vector<Entry> spill_;
   };
+  // A flow on a link's list. Removal is lazy: a finishing flow only clears joined_id[slot]; the
+  // re-solve that follows (which visits those lists anyway) drops refs whose id no longer matches.
   struct LinkRef {
     uint32_t slot;
     uint32_t entry;  // index into the flow's entries
+    uint32_t id;     // the flow's id, to tell a live ref from one left by a finished flow
+  };
+  // Everything kept per link, in one record so that touching a link costs one or two cache lines
+  // (the workloads are memory-bound: a 16k-GPU run touches far more links than fit in cache).
+  struct LinkState {
+    std::vector<LinkRef> flows;  // flows crossing it (+ dead refs until compacted)
+    double capacity = 0;         // bytes/s
+    uint32_t live = 0;           // live flows crossing it
+    uint32_t stamp = 0;          // epoch of the last component search that reached it
+    uint32_t local = 0;          // its index in that component
+    uint32_t compacted = 0;      // epoch of its last compaction
+    uint32_t dedupe_stamp = 0;   // start(): multiset -> (link, multiplicity)
+    uint32_t dedupe_pos = 0;
+    Time busy_since;
+    LinkStats stats;
   };
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
@@ -88,20 +105,17 @@ struct FlowNetwork::Impl {
   void release(uint32_t slot);
   void reschedule_completion();
   void check_links(std::span<const uint32_t> links) const;
+  [[nodiscard]] bool is_live(const LinkRef& r) const { return joined_id[r.slot] == r.id; }
+  [[nodiscard]] double load(uint32_t link) const;  // sum of rate × multiplicity of live refs
 
   Simulation& sim;
   const Topology& topo;
-  std::vector<double> capacity;                   // per link, bytes/s
-  std::vector<std::vector<LinkRef>> link_flows;   // per link: active flows crossing it
-  std::vector<Time> busy_since;
-  std::vector<LinkStats> stats;
-  std::vector<uint32_t> link_stamp;
-  std::vector<uint32_t> link_local;
-  std::vector<uint32_t> dedupe_stamp, dedupe_pos;  // start(): multiset -> (link, multiplicity)
+  std::vector<LinkState> link_state;              // by LinkId
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
   std::vector<uint32_t> flow_stamp;               // same slots: epoch of the last component search
+  std::vector<uint32_t> joined_id;                // same slots: id of the flow on its links, or kNone
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   CompletionHeap heap;

@@ -1,6 +1,7 @@
 // FlowNetwork re-solves: the connected component of flows reachable from each dirty link (flows
-// sharing a link, transitively) is advanced to now at its old rates and solved again; flows outside
-// it keep their rates and finish times. See flow_network.cpp for the lifecycle around this.
+// sharing a link, transitively) is solved again; its flows whose rate changed are advanced to now at
+// the old rate and get a new finish time. Flows outside it keep their rates and finish times.
+// See flow_network.cpp for the lifecycle around this.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,10 +14,16 @@ namespace plansim {
 void FlowNetwork::Impl::resolve() {
   resolve_event = {};
   ++epoch;
-  for (size_t i = 0; i < dirty.size(); ++i) {
-    const uint32_t l = dirty[i];
-    if (link_stamp[l] != epoch && !link_flows[l].empty()) solve_component(l);
+  // Drop the refs finished flows left behind, once per dirty link. Only dirty links can hold
+  // such refs (a finishing flow dirties all its links), so the searches below see live refs only.
+  for (const uint32_t l : dirty) {
+    if (link_state[l].compacted == epoch) continue;
+    link_state[l].compacted = epoch;
+    auto& lf = link_state[l].flows;
+    lf.erase(std::remove_if(lf.begin(), lf.end(), [this](const LinkRef& r) { return !is_live(r); }), lf.end());
   }
+  for (const uint32_t l : dirty)
+    if (link_state[l].stamp != epoch && !link_state[l].flows.empty()) solve_component(l);
   dirty.clear();
   reschedule_completion();
 }
@@ -26,19 +33,19 @@ void FlowNetwork::Impl::resolve() {
 void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
   comp_flows.clear();
   comp_links.clear();
-  link_stamp[seed_link] = epoch;
-  link_local[seed_link] = 0;
+  link_state[seed_link].stamp = epoch;
+  link_state[seed_link].local = 0;
   comp_links.push_back(seed_link);
   for (size_t q = 0; q < comp_links.size(); ++q) {
-    for (const LinkRef& r : link_flows[comp_links[q]]) {
+    for (const LinkRef& r : link_state[comp_links[q]].flows) {
       if (flow_stamp[r.slot] == epoch) continue;  // compact array: the common "seen" check stays in cache
       flow_stamp[r.slot] = epoch;
       comp_flows.push_back(r.slot);
       const Flow& f = flows[r.slot];
       for (const Entry& en : f.entries) {
-        if (link_stamp[en.link] == epoch) continue;
-        link_stamp[en.link] = epoch;
-        link_local[en.link] = static_cast<uint32_t>(comp_links.size());
+        if (link_state[en.link].stamp == epoch) continue;
+        link_state[en.link].stamp = epoch;
+        link_state[en.link].local = static_cast<uint32_t>(comp_links.size());
         comp_links.push_back(en.link);
       }
     }
@@ -47,7 +54,7 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
   if (comp_flows.size() == 1) {  // closed form: the tightest of its links and its cap
     const Flow& f = flows[comp_flows[0]];
     double r = f.cap;
-    for (const Entry& en : f.entries) r = std::min(r, capacity[en.link] / en.mult);
+    for (const Entry& en : f.entries) r = std::min(r, link_state[en.link].capacity / en.mult);
     set_rate(comp_flows[0], r);
   } else {
     group_flows();
@@ -58,14 +65,14 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
     for (size_t g = 0; g < group_weight.size(); ++g) {
       const Flow& f = flows[group_rep[g]];
       for (const Entry& en : f.entries) {
-        entry_link.push_back(link_local[en.link]);
+        entry_link.push_back(link_state[en.link].local);
         entry_mult.push_back(en.mult);
       }
       flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
       flow_cap.push_back(f.cap);
     }
     link_cap.clear();
-    for (uint32_t l : comp_links) link_cap.push_back(capacity[l]);
+    for (uint32_t l : comp_links) link_cap.push_back(link_state[l].capacity);
     rates.resize(group_weight.size());
     solver.solve(MaxMinInstance{link_cap, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates);
     for (size_t i = 0; i < comp_flows.size(); ++i) set_rate(comp_flows[i], rates[flow_group[i]]);
@@ -121,13 +128,19 @@ void FlowNetwork::Impl::group_flows() {
   }
 }
 
-void FlowNetwork::Impl::check_links(std::span<const uint32_t> links) const {
-  for (uint32_t l : links) {
-    double load = 0;
-    for (const LinkRef& r : link_flows[l]) load += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
-    PLANSIM_ASSERT(load <= capacity[l] * (1 + 1e-9),
-                   fmt::format("link {} carries {} B/s over its {} B/s", l, load, capacity[l]));
+void FlowNetwork::Impl::check_links(std::span<const uint32_t> ids) const {
+  for (uint32_t l : ids) {
+    const double load = this->load(l);
+    PLANSIM_ASSERT(load <= link_state[l].capacity * (1 + 1e-9),
+                   fmt::format("link {} carries {} B/s over its {} B/s", l, load, link_state[l].capacity));
   }
+}
+
+double FlowNetwork::Impl::load(uint32_t link) const {
+  double sum = 0;
+  for (const LinkRef& r : link_state[link].flows)
+    if (is_live(r)) sum += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
+  return sum;
 }
 
 }  // namespace plansim

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -157,5 +159,55 @@ TEST_CASE("simulation: an event can cancel a later one", "[engine]") {
   sim.at(Time::ns(2), [&] { CHECK(sim.cancel(later)); log.push_back(2); });
   sim.run();
   CHECK(log == std::vector<int>{2});
+  CHECK(sim.pending() == 0);
+}
+
+TEST_CASE("simulation: many random events run in (time, scheduling order), cancelled ones never", "[engine]") {
+  // 20,000 events with many equal times, a third cancelled, some scheduling further events: the
+  // run order must equal the reference order, a stable sort of the survivors by time.
+  Simulation sim;
+  std::mt19937_64 rng(7);
+  struct Planned {
+    int64_t t;
+    uint64_t order;  // scheduling order
+    int tag;
+  };
+  std::vector<Planned> expected;
+  std::vector<int> ran;
+  uint64_t scheduled = 0;
+  std::vector<std::pair<EventId, size_t>> ids;  // id, index into expected
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t t = static_cast<int64_t>(rng() % 500);
+    const bool spawns = rng() % 10 == 0;
+    const int tag = i;
+    EventId id = sim.at(Time::ps(t), [&, tag, spawns] {
+      ran.push_back(tag);
+      if (spawns) {
+        const int64_t dt = static_cast<int64_t>(rng() % 50);
+        const int child = 1'000'000 + tag;
+        expected.push_back(Planned{sim.now().picoseconds() + dt, scheduled++, child});
+        sim.after(Time::ps(dt), [&, child] { ran.push_back(child); });
+      }
+    });
+    ids.emplace_back(id, expected.size());
+    expected.push_back(Planned{t, scheduled++, tag});
+  }
+  std::vector<bool> cancelled(expected.size(), false);
+  for (const auto& [id, idx] : ids)
+    if (rng() % 3 == 0) {
+      REQUIRE(sim.cancel(id));
+      cancelled[idx] = true;
+    }
+  std::vector<Planned> survivors;
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (!cancelled[i]) survivors.push_back(expected[i]);
+  sim.run();
+  // Children were appended to `expected` while running; add them to the reference now.
+  for (size_t i = cancelled.size(); i < expected.size(); ++i) survivors.push_back(expected[i]);
+  std::sort(survivors.begin(), survivors.end(),
+            [](const Planned& a, const Planned& b) { return a.t != b.t ? a.t < b.t : a.order < b.order; });
+  std::vector<int> want;
+  for (const Planned& p : survivors) want.push_back(p.tag);
+  CHECK(ran == want);
   CHECK(sim.pending() == 0);
 }

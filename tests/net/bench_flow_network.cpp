@@ -85,7 +85,7 @@ void chain(FlowNetwork& net, std::vector<LinkId> links, int rounds, double bytes
 
 }  // namespace
 
-TEST_CASE("bench: disjoint concurrent flows, started and finished repeatedly", "[bench]") {
+TEST_CASE("bench: disjoint concurrent flows started and finished repeatedly", "[bench]") {
   // (a) 4,096 independent links, each carrying 50 flows one after another (sizes differ per link,
   // so completions are spread in time): 204,800 flows, every component a single flow.
   const Topology topo = disjoint_links(4096);

@@ -292,3 +292,23 @@ TEST_CASE("flow network: processor sharing of many flows on one link, no drift",
   INFO("largest deviation " << worst << " ps");
   CHECK(worst <= 1);
 }
+
+TEST_CASE("flow network: destroying it withdraws its pending events", "[net][flow]") {
+  // Its activation, re-solve and completion events point at it; after it is gone the simulation
+  // must be able to run on (only the on_done events already queued may remain).
+  Topology topo = pair_topology(GBps(10), Time::zero());
+  Simulation sim;
+  int done = 0;
+  {
+    FlowNetwork net(sim, topo);
+    auto route = topo.route(GpuId(0), GpuId(1));
+    net.start(route, GB(1), Time::us(5), [&] { ++done; });   // still waiting out its latency
+    net.start(route, GB(1), Time::zero(), [&] { ++done; });  // moving
+    net.start(route, Bytes(0), Time::zero(), [&] { ++done; });  // completes at once: its on_done is queued
+    sim.run_until(Time::ns(1));
+    CHECK(sim.pending() > 1);
+  }
+  CHECK(sim.pending() == 0);  // the zero-byte flow's on_done already ran
+  sim.run();
+  CHECK(done == 1);
+}

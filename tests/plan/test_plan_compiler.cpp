@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include "sim/model/memory.hpp"
+#include "sim/plan/plan_compiler.hpp"
+
+using namespace plansim;
+
+namespace {
+Scenario base(int tp, int pp, int dp, int m) {
+  Scenario s;
+  s.model.layers = 8;
+  s.model.hidden = 1024;
+  s.model.heads = 16;
+  s.model.kv_heads = 16;
+  s.model.ffn_hidden = 4096;
+  s.model.vocab = 32000;
+  s.model.seq_len = 1024;
+  s.parallel.tp = tp;
+  s.parallel.pp = pp;
+  s.parallel.dp = dp;
+  s.training.global_batch = static_cast<int64_t>(m) * dp;
+  return s;
+}
+
+struct Counts {
+  int ops = 0;
+  double bytes = 0;
+};
+Counts count(const CompiledPlan& plan, uint32_t rank, OpKind kind, StreamKind stream, CommOp op) {
+  Counts c;
+  for (const auto& o : plan.programs[rank].ops)
+    if (o.kind == kind && o.stream == stream && (kind != OpKind::collective || o.comm == op)) {
+      ++c.ops;
+      c.bytes += o.bytes;
+    }
+  return c;
+}
+}  // namespace
+
+TEST_CASE("compiler: TP all-reduces per layer, or SP all-gather + reduce-scatter", "[plan]") {
+  // Two collectives per layer per direction: 8 layers · 2 micro-batches · (2 forward + 2 backward).
+  Scenario s = base(2, 1, 1, 2);
+  CompiledPlan p = compile_plan(s);
+  const double act = 1024.0 * 1024 * 2;  // tokens · hidden · 2 bytes
+  Counts ar = count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_reduce);
+  CHECK(ar.ops == 8 * 2 * 4);
+  CHECK(ar.bytes == Approx(64 * act));
+  s.parallel.sequence_parallel = true;
+  p = compile_plan(s);
+  CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_gather).ops == 8 * 2 * 4);
+  CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::reduce_scatter).ops == 8 * 2 * 4);
+  CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_reduce).ops == 0);
+}
+
+TEST_CASE("compiler: DP reduces every local gradient byte exactly once, after the last micro-batch", "[plan]") {
+  for (int zero : {0, 1, 2, 3}) {
+    Scenario s = base(1, 2, 2, 4);
+    s.parallel.zero = zero;
+    CompiledPlan p = compile_plan(s);
+    for (uint32_t r = 0; r < 4; ++r) {
+      const int stage = p.programs[r].stage;
+      StageParams sp = stage_parameters(s, stage, stage * 4, 4);
+      const CommOp op = zero == 0 ? CommOp::all_reduce : CommOp::reduce_scatter;
+      Counts grads = count(p, r, OpKind::collective, StreamKind::dp_comm, op);
+      INFO("zero " << zero << " rank " << r);
+      CHECK(grads.bytes == Approx(sp.dense * 2));
+      // No gradient reduction before the last micro-batch's backward (gradient accumulation).
+      for (const auto& o : p.programs[r].ops)
+        if (o.kind == OpKind::collective && o.comm == op && o.stream == StreamKind::dp_comm) {
+          const uint32_t producer = p.programs[r].deps[o.dep_begin];
+          CHECK(p.programs[r].ops[producer].micro_batch == 3);
+        }
+      // ZeRO-1/2 all-gather the parameters once; ZeRO-3 gathers each layer before its forward and
+      // its backward for every micro-batch (4 layers · 4 micro-batches · 2).
+      Counts gathers = count(p, r, OpKind::collective, StreamKind::dp_comm, CommOp::all_gather);
+      if (zero == 0) CHECK(gathers.ops == 0);
+      if (zero == 1 || zero == 2) CHECK(gathers.bytes == Approx(sp.dense * 2));
+      if (zero == 3) CHECK(gathers.ops == 4 * 4 * 2);
+    }
+  }
+}
+
+TEST_CASE("compiler: PP sends one activation per micro-batch forward and one gradient backward", "[plan]") {
+  Scenario s = base(1, 4, 1, 8);
+  CompiledPlan p = compile_plan(s);
+  for (uint32_t r = 0; r < 4; ++r) {
+    const int sends = count(p, r, OpKind::send, StreamKind::pp_comm, CommOp::send_recv).ops;
+    const int recvs = count(p, r, OpKind::recv, StreamKind::pp_comm, CommOp::send_recv).ops;
+    const int expected = (r < 3 ? 8 : 0) + (r > 0 ? 8 : 0);
+    CHECK(sends == expected);
+    CHECK(recvs == expected);
+  }
+  // Interleaved with v = 2 on 4 stages: 2·4 − 1 = 7 virtual-stage boundaries (all between different
+  // ranks), each crossed by 8 micro-batches forward and 8 gradients backward.
+  s.schedule = {"interleaved", 2};
+  p = compile_plan(s);
+  int total = 0;
+  for (uint32_t r = 0; r < 4; ++r) total += count(p, r, OpKind::send, StreamKind::pp_comm, CommOp::send_recv).ops;
+  CHECK(total == 7 * 8 * 2);
+}
+
+TEST_CASE("compiler: TP folding keeps only TP rank 0 and the same op lists", "[plan]") {
+  Scenario s = base(4, 2, 2, 4);
+  CompiledPlan full = compile_plan(s);
+  CompiledPlan folded = compile_plan(s, CompileOptions{true});
+  CHECK(full.programs.size() == 16);
+  CHECK(folded.programs.size() == 4);
+  CHECK(folded.fold == 4);
+  CHECK(folded.fold_stride == 1);
+  for (const auto& p : folded.programs) {
+    const auto& q = full.programs[p.rank];
+    REQUIRE(p.ops.size() == q.ops.size());
+    for (size_t i = 0; i < p.ops.size(); ++i) CHECK(p.ops[i].kind == q.ops[i].kind);
+  }
+}
