@@ -78,7 +78,7 @@ TEST_CASE("search: strategy guidance, a 1.3B model on 16 GPUs is best as plain d
     CHECK(r.ranked[i - 1].metrics.tokens_per_s >= r.ranked[i].metrics.tokens_per_s);
 }
 
-TEST_CASE("search: 1,000 plans [bench][search]", "[advise][bench][search]") {
+TEST_CASE("search: 1000 plans on 32 GPUs", "[advise][bench][search]") {
   // README "Benchmarks": build/tests/plansim_tests "[bench][search]"
   SearchOptions o;
   o.gpus = 32;
