@@ -32,5 +32,9 @@ Command add_collective_command(CLI::App& app);  // cmd_collective.cpp
 Command add_calibrate_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_run_command(CLI::App& app);   // cmd_run.cpp
+Command add_lint_command(CLI::App& app);  // cmd_lint.cpp
+Command add_sweep_command(CLI::App& app);  // cmd_sweep.cpp
+Command add_search_command(CLI::App& app);  // cmd_search.cpp
+Command add_plot_command(CLI::App& app);  // cmd_plot.cpp
 
 }  // namespace plansim::app

@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
       add_calibrate_command(app),
       add_validate_command(app),
       add_run_command(app),
+      add_lint_command(app),
+      add_sweep_command(app),
+      add_search_command(app),
+      add_plot_command(app),
   };
 
   try {

@@ -1,0 +1,148 @@
+#include "sim/advise/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/io/scenario_loader.hpp"
+
+#include <algorithm>
+
+namespace plansim::advise {
+
+VaryKey parse_vary(const std::string& text) {
+  const SourcePos where{"--vary " + text, 0, 0};
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw ConfigError(where, "--vary must look like key.path=v1,v2,...");
+  VaryKey k;
+  k.key = text.substr(0, eq);
+  std::string cur;
+  int depth = 0;
+  for (char ch : text.substr(eq + 1)) {
+    if (ch == '[' || ch == '{') ++depth;
+    if (ch == ']' || ch == '}') --depth;
+    if (ch == ',' && depth == 0) {
+      k.values.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  k.values.push_back(cur);
+  for (const auto& v : k.values)
+    if (v.empty()) throw ConfigError(where, "an empty value in the list");
+  return k;
+}
+
+void check_scenario_key(const VaryKey& key) {
+  const auto& known = scenario_key_paths();
+  if (std::find(known.begin(), known.end(), key.key) == known.end())
+    throw ConfigError(SourcePos{"--vary " + key.key, 0, 0}, fmt::format("unknown scenario key '{}'", key.key));
+}
+
+std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys) {
+  std::vector<std::vector<std::string>> out{{}};
+  for (const auto& k : keys) {
+    std::vector<std::vector<std::string>> next;
+    for (const auto& p : out)
+      for (const auto& v : k.values) {
+        auto q = p;
+        q.push_back(k.key + "=" + v);
+        next.push_back(std::move(q));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string value_of(const std::vector<std::string>& sets, const std::string& key) {
+  for (const auto& s : sets)
+    if (s.size() > key.size() && s.compare(0, key.size(), key) == 0 && s[key.size()] == '=')
+      return s.substr(key.size() + 1);
+  return "";
+}
+
+namespace {
+
+const char* kHeader[] = {"iter_s", "tokens/s", "MFU%", "bubble%", "tp_s", "cp_s", "ep_s", "dp_s", "pp_s", "mem_GiB",
+                         "oom"};
+
+std::vector<std::string> metric_cells(const PointMetrics& m) {
+  std::vector<std::string> c{fmt::format("{:.4f}", m.iteration_s), fmt::format("{:.0f}", m.tokens_per_s),
+                             fmt::format("{:.1f}", 100 * m.mfu), fmt::format("{:.1f}", 100 * m.bubble_fraction)};
+  for (double e : m.exposed_comm_s) c.push_back(fmt::format("{:.4f}", e));
+  c.push_back(fmt::format("{:.1f}", m.memory_peak_gib));
+  c.push_back(m.oom ? "yes" : "no");
+  return c;
+}
+
+}  // namespace
+
+std::string sweep_table(const SweepResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head;
+  for (const auto& k : r.keys) head.push_back(k.key);
+  for (const char* h : kHeader) head.emplace_back(h);
+  rows.push_back(head);
+  std::vector<std::string> notes;
+  for (const auto& p : r.points) {
+    std::vector<std::string> row;
+    for (const auto& k : r.keys) row.push_back(value_of(p.sets, k.key));
+    if (p.valid) {
+      for (auto& c : metric_cells(p.metrics)) row.push_back(c);
+    } else {
+      row.push_back(fmt::format("invalid [{}]", notes.size() + 1));
+      notes.push_back(p.error);
+    }
+    rows.push_back(row);
+  }
+  std::vector<size_t> width(head.size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+      if (!(row.size() < head.size() && i + 1 == row.size())) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i)
+      line += (i ? "  " : "") + (i + 1 == row.size() ? row[i] : fmt::format("{:>{}}", row[i], width[i]));
+    out += line + "\n";
+  }
+  out += "(times in seconds per iteration; *_s = exposed communication per rank by dimension; MFU and bubble in % "
+         "of iteration)\n";
+  for (size_t i = 0; i < notes.size(); ++i) out += fmt::format("[{}] {}\n", i + 1, notes[i]);
+  return out;
+}
+
+std::string sweep_csv(const SweepResult& r) {
+  std::string out;
+  for (const auto& k : r.keys) out += k.key + ",";
+  out += "valid,iteration_s,tokens_per_s,mfu,bubble_fraction,exposed_tp_s,exposed_cp_s,exposed_ep_s,exposed_dp_s,"
+         "exposed_pp_s,memory_peak_GiB,oom,error\n";
+  for (const auto& p : r.points) {
+    for (const auto& k : r.keys) out += "\"" + value_of(p.sets, k.key) + "\",";
+    const auto& m = p.metrics;
+    std::string err = p.error;
+    for (auto& ch : err)
+      if (ch == '"' || ch == '\n') ch = '\'';
+    out += fmt::format("{},{},{},{},{}", p.valid ? 1 : 0, m.iteration_s, m.tokens_per_s, m.mfu, m.bubble_fraction);
+    for (double e : m.exposed_comm_s) out += fmt::format(",{}", e);
+    out += fmt::format(",{},{},\"{}\"\n", m.memory_peak_gib, m.oom ? 1 : 0, err);
+  }
+  return out;
+}
+
+std::string sweep_json(const SweepResult& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& p : r.points) {
+    nlohmann::ordered_json x;
+    for (const auto& k : r.keys) x["point"][k.key] = value_of(p.sets, k.key);
+    x["valid"] = p.valid;
+    if (p.valid) x["metrics"] = nlohmann::ordered_json::parse(metrics_json(p.metrics));
+    else x["error"] = p.error;
+    j.push_back(x);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace plansim::advise

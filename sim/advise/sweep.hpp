@@ -1,0 +1,38 @@
+#pragma once
+// `plansim sweep`: the cartesian product of --vary keys (first key outermost), every point simulated
+// through run_points; invalid points (the loader's message) stay in the table.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/advise/point_runner.hpp"
+
+namespace plansim::advise {
+
+struct VaryKey {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// "key=v1,v2,..." (commas inside [...] or {...} belong to the value). Throws ConfigError.
+VaryKey parse_vary(const std::string& text);
+
+// Throws ConfigError when `key` is not a scenario key path (a typo would make every point invalid).
+void check_scenario_key(const VaryKey& key);
+
+// Points in row-major order (the last key varies fastest); each point is "key=value" per key.
+std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys);
+
+struct SweepResult {
+  std::vector<VaryKey> keys;
+  std::vector<PointResult> points;
+};
+
+std::string sweep_table(const SweepResult& r);  // aligned text table
+std::string sweep_csv(const SweepResult& r);
+std::string sweep_json(const SweepResult& r);
+
+// The value of `key` in a point's overrides ("" when absent).
+std::string value_of(const std::vector<std::string>& sets, const std::string& key);
+
+}  // namespace plansim::advise

@@ -1,0 +1,59 @@
+// `plansim lint FILE [--set k=v]... [--threshold name=value]... [--json FILE] [-j N]`: anti-patterns
+// of a plan, each with its fix as --set overrides and the fix's cost measured by simulating it.
+// Exit 0: no findings; 1: findings; 2: bad input.
+#include <memory>
+
+#include "sim/advise/lint.hpp"
+#include "sim/advise/point_runner.hpp"
+#include "sim/app/command.hpp"
+#include "sim/core/error.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct LintCliOptions {
+  std::string file;
+  std::vector<std::string> sets;
+  std::vector<std::string> thresholds;
+  std::string json;
+  int jobs = 0;
+};
+
+}  // namespace
+
+Command add_lint_command(CLI::App& app) {
+  auto opt = std::make_shared<LintCliOptions>();
+  CLI::App* sub = app.add_subcommand("lint", "find plan anti-patterns; each fix's cost is measured by simulating it");
+  sub->add_option("file", opt->file, "scenario YAML")->required();
+  sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set parallel.tp=4 (repeatable)");
+  sub->add_option("--threshold", opt->thresholds, "override a rule threshold, e.g. --threshold bubble_overhead=0.5");
+  sub->add_option("--json", opt->json, "write the findings as JSON to FILE ('-' = stdout, replacing the text)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)");
+  return {sub, [opt] {
+            advise::LintOptions o;
+            o.sets = opt->sets;
+            o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
+            for (const auto& t : opt->thresholds) {
+              const auto eq = t.find('=');
+              const SourcePos where{"--threshold " + t, 0, 0};
+              if (eq == std::string::npos) throw ConfigError(where, "a threshold must look like name=value");
+              double v = 0;
+              try {
+                v = std::stod(t.substr(eq + 1));
+              } catch (const std::exception&) {
+                throw ConfigError(where, "the value is not a number");
+              }
+              if (!o.thresholds.set(t.substr(0, eq), v)) {
+                std::string names;
+                for (const auto& [k, _] : o.thresholds.values()) names += " " + k;
+                throw ConfigError(where, "unknown threshold; known:" + names);
+              }
+            }
+            const advise::LintResult r = advise::run_lint(opt->file, o);
+            if (opt->json != "-") write_output("-", advise::lint_text(r));
+            if (!opt->json.empty()) write_output(opt->json, advise::lint_json(r));
+            return r.findings.empty() ? kExitOk : kExitFindings;
+          }};
+}
+
+}  // namespace plansim::app

@@ -1,0 +1,91 @@
+// `plansim plot KIND [SCENARIO...] --out FILE.svg|.png [--set k=v]... [--vary k=v1,..]... [--metric M]
+//  [--topology T]... [--batches b1,b2,..] [-j N]`: figures through gnuplot (sim/advise/plot.hpp).
+// Kinds: bubble, tp-placement, dp-scaling, lint, sweep.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "sim/advise/plot.hpp"
+#include "sim/app/command.hpp"
+#include "sim/core/error.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct PlotCliOptions {
+  std::string kind;
+  std::vector<std::string> scenarios;
+  std::string out;
+  std::vector<std::string> sets;
+  std::vector<std::string> vary;
+  std::vector<std::string> topologies;
+  std::string metric = "tokens_per_s";
+  std::string batches = "8,16,32,64,128,256,512,1024";
+  int jobs = 0;
+};
+
+std::filesystem::path one_scenario(const PlotCliOptions& o) {
+  if (o.scenarios.size() != 1)
+    throw ConfigError(SourcePos{"plot " + o.kind, 0, 0}, "this kind takes exactly one scenario file");
+  return o.scenarios.front();
+}
+
+}  // namespace
+
+Command add_plot_command(CLI::App& app) {
+  auto opt = std::make_shared<PlotCliOptions>();
+  CLI::App* sub = app.add_subcommand("plot", "figures (SVG/PNG via gnuplot): bubble, tp-placement, dp-scaling, lint, sweep");
+  sub->add_option("kind", opt->kind, "bubble | tp-placement | dp-scaling | lint | sweep")
+      ->required()
+      ->check(CLI::IsMember({"bubble", "tp-placement", "dp-scaling", "lint", "sweep"}));
+  sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s)");
+  sub->add_option("--out", opt->out, "output FILE.svg or FILE.png")->required();
+  sub->add_option("--set", opt->sets, "override a scenario key (repeatable)");
+  sub->add_option("--vary", opt->vary, "sweep: key.path=v1,v2,... (one or two)");
+  sub->add_option("--metric", opt->metric, "sweep: the plotted metric (default tokens_per_s)");
+  sub->add_option("--topology", opt->topologies, "tp-placement: topology YAML to compare (repeatable)");
+  sub->add_option("--batches", opt->batches, "dp-scaling: global batches to simulate (comma-separated)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
+  return {sub, [opt] {
+            using namespace advise;
+            const int jobs = opt->jobs > 0 ? opt->jobs : default_jobs();
+            PlotSpec spec;
+            if (opt->kind == "bubble") {
+              std::vector<std::filesystem::path> s(opt->scenarios.begin(), opt->scenarios.end());
+              spec = plot_bubble(s, jobs);
+            } else if (opt->kind == "tp-placement") {
+              if (opt->topologies.empty())
+                throw ConfigError(SourcePos{"--topology", 0, 0}, "tp-placement needs at least one --topology");
+              std::vector<std::filesystem::path> t(opt->topologies.begin(), opt->topologies.end());
+              spec = plot_tp_placement(one_scenario(*opt), t, opt->sets, jobs);
+            } else if (opt->kind == "dp-scaling") {
+              std::vector<int64_t> b;
+              for (const auto& v : parse_vary("batches=" + opt->batches).values) b.push_back(std::stoll(v));
+              spec = plot_dp_scaling(one_scenario(*opt), opt->sets, b, jobs);
+            } else if (opt->kind == "lint") {
+              LintOptions o;
+              o.sets = opt->sets;
+              o.jobs = jobs;
+              spec = plot_lint(run_lint(one_scenario(*opt), o));
+            } else {
+              SweepResult r;
+              for (const auto& v : opt->vary) {
+                r.keys.push_back(parse_vary(v));
+                check_scenario_key(r.keys.back());
+              }
+              if (r.keys.empty() || r.keys.size() > 2)
+                throw ConfigError(SourcePos{"--vary", 0, 0}, "a sweep plot takes one or two --vary keys");
+              r.points = run_points(one_scenario(*opt), opt->sets, cartesian(r.keys), jobs);
+              spec = plot_sweep(r, opt->metric);
+            }
+            const std::string note = render_plot(spec, opt->out);
+            if (!note.empty()) {
+              spdlog::warn("{}", note);
+              return kExitFindings;
+            }
+            spdlog::info("wrote {}", opt->out);
+            return kExitOk;
+          }};
+}
+
+}  // namespace plansim::app

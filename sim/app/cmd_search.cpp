@@ -1,0 +1,57 @@
+// `plansim search FILE [--gpus N] [--top K] [--json FILE] [-j N] [--set k=v]...`: the fastest plans
+// for the scenario's model and cluster, with what separates them.
+#include <memory>
+
+#include "sim/advise/search.hpp"
+#include "sim/advise/sweep.hpp"
+#include "sim/app/command.hpp"
+#include "sim/app/progress.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct SearchCliOptions {
+  std::string file;
+  std::vector<std::string> sets;
+  int gpus = 0;
+  int top = 10;
+  std::string json;
+  int jobs = 0;
+  size_t max_plans = 0;
+  std::vector<std::string> only;
+};
+
+}  // namespace
+
+Command add_search_command(CLI::App& app) {
+  auto opt = std::make_shared<SearchCliOptions>();
+  CLI::App* sub = app.add_subcommand("search", "enumerate parallel plans that fit in memory and rank them by tokens/s");
+  sub->add_option("file", opt->file, "scenario YAML (its model, training batch and cluster)")->required();
+  sub->add_option("--set", opt->sets, "override a scenario key first (repeatable)");
+  sub->add_option("--gpus", opt->gpus, "GPUs to plan for (a whole number of servers; default: the scenario's)");
+  sub->add_option("--top", opt->top, "plans to print (default 10)");
+  sub->add_option("--json", opt->json, "write the top plans as JSON to FILE ('-' = stdout, replacing the text)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
+  sub->add_option("--max-plans", opt->max_plans, "simulate at most N plans after pruning (0 = all)");
+  sub->add_option("--only", opt->only, "restrict a searched key, e.g. --only parallel.zero=0,1 (repeatable)");
+  return {sub, [opt] {
+            advise::SearchOptions o;
+            o.sets = opt->sets;
+            o.gpus = opt->gpus;
+            o.top = opt->top;
+            o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
+            o.max_plans = opt->max_plans;
+            for (const auto& v : opt->only) {
+              auto k = advise::parse_vary(v);
+              o.only.emplace_back(k.key, k.values);
+            }
+            Progress progress("search");
+            const advise::SearchResult r =
+                advise::run_search(opt->file, o, [&](size_t done, size_t total) { progress.update(done, total); });
+            if (opt->json != "-") write_output("-", advise::search_text(r, opt->top));
+            if (!opt->json.empty()) write_output(opt->json, advise::search_json(r, opt->top));
+            return kExitOk;
+          }};
+}
+
+}  // namespace plansim::app

@@ -1,0 +1,51 @@
+// `plansim sweep FILE --vary key=v1,v2,... [--vary ...] [--set k=v]... [--csv FILE] [--json FILE] [-j N]`:
+// simulate the cartesian product of the varied keys in parallel and print one row per point.
+#include <memory>
+
+#include "sim/advise/sweep.hpp"
+#include "sim/app/command.hpp"
+#include "sim/app/progress.hpp"
+
+namespace plansim::app {
+namespace {
+
+struct SweepCliOptions {
+  std::string file;
+  std::vector<std::string> vary;
+  std::vector<std::string> sets;
+  std::string csv;
+  std::string json;
+  int jobs = 0;
+};
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  auto opt = std::make_shared<SweepCliOptions>();
+  CLI::App* sub = app.add_subcommand("sweep", "simulate the cartesian product of scenario keys, in parallel");
+  sub->add_option("file", opt->file, "scenario YAML")->required();
+  sub->add_option("--vary", opt->vary, "key.path=v1,v2,... (repeatable; the product of all is simulated)")
+      ->required();
+  sub->add_option("--set", opt->sets, "override a scenario key for every point (repeatable)");
+  sub->add_option("--csv", opt->csv, "write the results as CSV to FILE ('-' = stdout)");
+  sub->add_option("--json", opt->json, "write the results as JSON to FILE ('-' = stdout)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
+  return {sub, [opt] {
+            advise::SweepResult r;
+            for (const auto& v : opt->vary) {
+              r.keys.push_back(advise::parse_vary(v));
+              advise::check_scenario_key(r.keys.back());
+            }
+            const auto points = advise::cartesian(r.keys);
+            Progress progress("sweep");
+            r.points = advise::run_points(opt->file, opt->sets, points,
+                                          opt->jobs > 0 ? opt->jobs : advise::default_jobs(),
+                                          [&](size_t done, size_t total) { progress.update(done, total); });
+            if (opt->csv != "-" && opt->json != "-") write_output("-", advise::sweep_table(r));
+            if (!opt->csv.empty()) write_output(opt->csv, advise::sweep_csv(r));
+            if (!opt->json.empty()) write_output(opt->json, advise::sweep_json(r));
+            return kExitOk;
+          }};
+}
+
+}  // namespace plansim::app

@@ -1,0 +1,12 @@
+# plansim search: ranked plans with their reasons and a reproducible best plan.
+g="$src/scenarios/antipatterns/good.yaml"
+only="--only training.recompute=none --only parallel.zero=1 --only training.micro_batch=2"
+expect_exit 0 "$plansim" search "$g" $only -j 2 --top 3
+expect_stdout '^search .* on 8 GPUs: [0-9]+ plans enumerated, [0-9]+ pruned by the memory model' "$plansim" search "$g" $only -j 2 --top 3
+expect_stdout '^  1  TP1 PP1 DP8 mb2 1f1b rc:none ZeRO-1' "$plansim" search "$g" $only -j 2 --top 3
+expect_stdout '^     why: exposed comm' "$plansim" search "$g" $only -j 2 --top 3
+expect_stdout '^best plan: --set parallel.tp=1 ' "$plansim" search "$g" $only -j 2 --top 3
+expect_stdout '"tp_inside_server": true' "$plansim" search "$g" $only -j 2 --top 1 --json -
+expect_exit 2 "$plansim" search "$g" --gpus 12
+expect_stderr 'not a whole number of 8-GPU servers' "$plansim" search "$g" --gpus 12
+expect_exit 2 "$plansim" search "$g" --only model.layers=2
