@@ -52,7 +52,7 @@ double estimate_memory_gib(const Scenario& s) {
   int in_flight = std::min(pp, m);
   if (s.schedule.kind == "gpipe") in_flight = m;
   if (s.schedule.kind == "interleaved") in_flight = std::min(m * v, pp * v + pp - 1);
-  const MemoryBreakdown mem = stage_memory(s, StageMemoryInput{0, s.model.layers / pp, s.model.layers / (pp * v), in_flight});
+  const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, in_flight));
   return mem.total().value() / kGiB;
 }
 
