@@ -29,12 +29,66 @@ void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std
 void MaxMinSolver::requeue_touched() {
   for (uint32_t l : touched_) {
     touched_flag_[l] = 0;
-    if (weight_[l] > 0.0) {
-      heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
-    }
+    if (weight_[l] > 0.0)
+      heap_set(l, remaining_[l] / weight_[l]);
+    else
+      heap_remove(l);
   }
   touched_.clear();
+}
+
+void MaxMinSolver::heap_place(size_t i, HeapItem item) {
+  heap_[i] = item;
+  heap_pos_[item.link] = static_cast<uint32_t>(i);
+}
+
+void MaxMinSolver::heap_sift_up(size_t i) {
+  const HeapItem item = heap_[i];
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!(heap_[parent] > item)) break;
+    heap_place(i, heap_[parent]);
+    i = parent;
+  }
+  heap_place(i, item);
+}
+
+void MaxMinSolver::heap_sift_down(size_t i) {
+  const HeapItem item = heap_[i];
+  const size_t n = heap_.size();
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && heap_[c] > heap_[c + 1]) ++c;
+    if (!(item > heap_[c])) break;
+    heap_place(i, heap_[c]);
+    i = c;
+  }
+  heap_place(i, item);
+}
+
+void MaxMinSolver::heap_set(uint32_t l, double level) {
+  const uint32_t pos = heap_pos_[l];
+  if (pos == kNotInHeap) {
+    heap_.push_back(HeapItem{level, l});
+    heap_sift_up(heap_.size() - 1);
+    return;
+  }
+  heap_[pos].level = level;
+  heap_sift_up(pos);
+  heap_sift_down(heap_pos_[l]);
+}
+
+void MaxMinSolver::heap_remove(uint32_t l) {
+  const uint32_t pos = heap_pos_[l];
+  if (pos == kNotInHeap) return;
+  heap_pos_[l] = kNotInHeap;
+  const HeapItem last = heap_.back();
+  heap_.pop_back();
+  if (pos == heap_.size()) return;
+  heap_place(pos, last);
+  heap_sift_up(pos);
+  heap_sift_down(heap_pos_[last.link]);
 }
 
 void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
@@ -84,21 +138,18 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     }
   }
   std::sort(caps_.begin(), caps_.end());
+  heap_pos_.assign(nl, kNotInHeap);
   for (uint32_t l = 0; l < nl; ++l)
-    if (weight_[l] > 0.0) heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    if (weight_[l] > 0.0) {
+      heap_pos_[l] = static_cast<uint32_t>(heap_.size());
+      heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
+    }
+  for (size_t i = heap_.size() / 2; i > 0; --i) heap_sift_down(i - 1);
 
   unfrozen_ = 0;
   for (uint32_t f = 0; f < nf; ++f) unfrozen_ += frozen_[f] ? 0u : 1u;
   size_t next_cap = 0;
   while (unfrozen_ > 0) {  // stop as soon as every flow has its rate: the rest of the heap is stale
-    // Drop stale heap entries: a link is current only while its stored level matches R/W.
-    while (!heap_.empty()) {
-      const HeapItem top = heap_.front();
-      if (weight_[top.link] > 0.0 && top.level == remaining_[top.link] / weight_[top.link]) break;
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-      heap_.pop_back();
-    }
     while (next_cap < caps_.size() && frozen_[caps_[next_cap].second]) ++next_cap;
     const bool have_link = !heap_.empty();
     const bool have_cap = next_cap < caps_.size();
@@ -110,8 +161,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
       continue;
     }
     const HeapItem top = heap_.front();
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-    heap_.pop_back();
+    heap_remove(top.link);
     // Link `top.link` saturates at this level: every unfrozen flow on it is bottlenecked here.
     for (uint32_t i = link_begin_[top.link]; i < link_begin_[top.link + 1]; ++i) {
       const uint32_t f = link_flow_[i];

@@ -9,7 +9,7 @@
 // Algorithm: all unfrozen flows rise together at one level λ. Link l saturates when
 // λ = R_l / W_l, where R_l is its capacity minus what frozen flows consume and W_l is the summed
 // weight·multiplicity of its unfrozen flows; a capped flow freezes when λ reaches its cap. The next
-// event is the smallest of those, found with a lazy min-heap of link levels (a link's level never
+// event is the smallest of those, found with an indexed min-heap of link levels (a link's level never
 // decreases as flows freeze) and a sorted list of caps, so a solve costs O(E log E) for E
 // (flow, link) incidences. Ties are broken by link index, so results are deterministic.
 // A flow crossing no link gets its cap (infinity when uncapped).
@@ -48,6 +48,14 @@ class MaxMinSolver {
   };
   void freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates);
   void requeue_touched();
+  // Indexed min-heap of links by (level, link): one entry per link with unfrozen flows, updated in
+  // place when its level changes (a lazy heap piled up stale entries and spent most of the solve
+  // popping them). Pops the same (level, link) sequence, so rates are bit-identical.
+  void heap_set(uint32_t l, double level);
+  void heap_remove(uint32_t l);
+  void heap_sift_up(size_t i);
+  void heap_sift_down(size_t i);
+  void heap_place(size_t i, HeapItem item);
 
   std::vector<double> remaining_;        // R_l
   std::vector<double> weight_;           // W_l
@@ -58,7 +66,9 @@ class MaxMinSolver {
   std::vector<uint32_t> touched_;
   size_t unfrozen_ = 0;
   std::vector<std::pair<double, uint32_t>> caps_;
-  std::vector<HeapItem> heap_;            // min-heap (std::push_heap with greater<>)
+  std::vector<HeapItem> heap_;            // min-heap by (level, link)
+  std::vector<uint32_t> heap_pos_;        // per link: index in heap_, or kNotInHeap
+  static constexpr uint32_t kNotInHeap = 0xffffffffu;
 };
 
 // Convenience form for tests and small callers.
