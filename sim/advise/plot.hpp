@@ -34,6 +34,9 @@ PlotSpec plot_tp_placement(const std::filesystem::path& scenario, const std::vec
 // c) DP scaling efficiency 1 − exposed DP communication / iteration vs sequences per GPU (global batch varied).
 PlotSpec plot_dp_scaling(const std::filesystem::path& scenario, const std::vector<std::string>& sets,
                          const std::vector<int64_t>& global_batches, int jobs);
+// d) simulated busbw vs message size for every series of the given nccl-tests tables (validate/nccl/*.yaml,
+//    `plansim collective --compare` format), published points overlaid (plot_busbw.cpp).
+PlotSpec plot_busbw(const std::vector<std::filesystem::path>& table_files);
 // e) lint: measured cost (% of iteration time) of every finding.
 PlotSpec plot_lint(const LintResult& r);
 // f) a sweep's metric against its first key (one line per value of the second key, if any).

@@ -9,12 +9,12 @@
 
 #include "sim/app/command.hpp"
 #include "sim/coll/collective_runner.hpp"
+#include "sim/coll/measure.hpp"
 #include "sim/coll/nccl_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_compare.hpp"
 #include "sim/io/topology_loader.hpp"
-#include "sim/net/flow_network.hpp"
 
 namespace plansim::app {
 namespace {
@@ -78,40 +78,6 @@ bool reduces(CollOp op) {
   return op == CollOp::all_reduce || op == CollOp::reduce || op == CollOp::reduce_scatter;
 }
 
-struct Row {
-  Bytes bytes;
-  Time time;
-  std::string algorithm;
-  std::string protocol;
-};
-
-Row simulate(const Topology& topo, const NcclModelParams& m, CollOp op, int gpus, Bytes bytes, const std::string& algo,
-             const std::string& proto) {
-  if (gpus < 1 || static_cast<size_t>(gpus) > topo.num_gpus())
-    throw ConfigError(SourcePos{"--gpus", 0, 0},
-                      fmt::format("{} GPUs asked, topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
-  Simulation sim;
-  FlowNetwork net(sim, topo);
-  CollectiveRunner runner(net, m);
-  CollectiveCall call;
-  call.op = op;
-  for (int i = 0; i < (op == CollOp::send_recv ? 2 : gpus); ++i) call.ranks.push_back(GpuId::from(i));
-  if (op == CollOp::send_recv && gpus >= 2) call.ranks.back() = GpuId::from(gpus - 1);
-  call.bytes = bytes;
-  call.algorithm = algo;
-  call.protocol = proto;
-  Row row{bytes, Time::zero(), "", ""};
-  runner.start(call, [&](const CollectiveResult& r) {
-    row.time = r.end - r.start;
-    row.algorithm = r.algorithm;
-    row.protocol = r.protocol;
-  });
-  sim.run();
-  return row;
-}
-
-double algbw_GBps(const Row& r) { return r.time > Time::zero() ? r.bytes.value() / r.time.seconds() / 1e9 : 0.0; }
-
 NcclModelParams model_for(const std::string& calibration) {
   return calibration.empty() ? NcclModelParams{} : io::load_nccl_calibration(calibration);
 }
@@ -134,8 +100,8 @@ int run_sweep(const CollOptions& o) {
                       "(GB/s)", "(GB/s)");
   nlohmann::json rows = nlohmann::json::array();
   for (double s = lo.value(); s <= hi.value(); s = std::floor(s * o.factor)) {
-    const Row r = simulate(topo, m, op, gpus, Bytes(s), o.algo, o.proto);
-    const double alg = algbw_GBps(r), bus = alg * busbw_factor(op, n);
+    const CollectiveMeasurement r = measure_collective(topo, m, op, gpus, Bytes(s), o.algo, o.proto);
+    const double alg = r.algbw_GBps(), bus = r.busbw_GBps(op, n);
     const auto count = static_cast<long long>(s / word);
     text += fmt::format("  {:>10.0f} {:>12} {:>8} {:>6} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<16} {}\n", s, count, o.dtype,
                         reduces(op) ? "sum" : "none", rooted(op) ? 0 : -1, r.time.micros(), alg, bus, r.algorithm,
@@ -176,8 +142,8 @@ int run_compare(const CollOptions& o) {
     double big = 0, small = 0;
     int nb = 0, ns = 0;
     for (const auto& row : t.rows) {
-      const Row r = simulate(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
-      const double bus = algbw_GBps(r) * busbw_factor(op, row.gpus);
+      const CollectiveMeasurement r = measure_collective(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
+      const double bus = r.busbw_GBps(op, row.gpus);
       const double err = row.busbw_GBps > 0 ? (bus - row.busbw_GBps) / row.busbw_GBps * 100.0 : 0.0;
       text += fmt::format("  {:>10} {:>5} {:>12.2f} {:>12.2f} {:>+8.1f}  {}/{}\n", human(row.bytes), row.gpus, bus,
                           row.busbw_GBps, err, r.algorithm, r.protocol);

@@ -1,6 +1,6 @@
 // `plansim plot KIND [SCENARIO...] --out FILE.svg|.png [--set k=v]... [--vary k=v1,..]... [--metric M]
 //  [--topology T]... [--batches b1,b2,..] [-j N]`: figures through gnuplot (sim/advise/plot.hpp).
-// Kinds: bubble, tp-placement, dp-scaling, lint, sweep.
+// Kinds: bubble, tp-placement, dp-scaling, busbw, lint, sweep.
 #include <spdlog/spdlog.h>
 
 #include <memory>
@@ -34,11 +34,11 @@ std::filesystem::path one_scenario(const PlotCliOptions& o) {
 
 Command add_plot_command(CLI::App& app) {
   auto opt = std::make_shared<PlotCliOptions>();
-  CLI::App* sub = app.add_subcommand("plot", "figures (SVG/PNG via gnuplot): bubble, tp-placement, dp-scaling, lint, sweep");
-  sub->add_option("kind", opt->kind, "bubble | tp-placement | dp-scaling | lint | sweep")
+  CLI::App* sub = app.add_subcommand("plot", "figures (SVG/PNG via gnuplot): bubble, tp-placement, dp-scaling, busbw, lint, sweep");
+  sub->add_option("kind", opt->kind, "bubble | tp-placement | dp-scaling | busbw | lint | sweep")
       ->required()
-      ->check(CLI::IsMember({"bubble", "tp-placement", "dp-scaling", "lint", "sweep"}));
-  sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s)");
+      ->check(CLI::IsMember({"bubble", "tp-placement", "dp-scaling", "busbw", "lint", "sweep"}));
+  sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s); busbw: nccl-tests tables (validate/nccl/*.yaml)");
   sub->add_option("--out", opt->out, "output FILE.svg or FILE.png")->required();
   sub->add_option("--set", opt->sets, "override a scenario key (repeatable)");
   sub->add_option("--vary", opt->vary, "sweep: key.path=v1,v2,... (one or two)");
@@ -62,6 +62,10 @@ Command add_plot_command(CLI::App& app) {
               std::vector<int64_t> b;
               for (const auto& v : parse_vary("batches=" + opt->batches).values) b.push_back(std::stoll(v));
               spec = plot_dp_scaling(one_scenario(*opt), opt->sets, b, jobs);
+            } else if (opt->kind == "busbw") {
+              if (opt->scenarios.empty())
+                throw ConfigError(SourcePos{"plot busbw", 0, 0}, "give nccl-tests tables, e.g. validate/nccl/*.yaml");
+              spec = plot_busbw(std::vector<std::filesystem::path>(opt->scenarios.begin(), opt->scenarios.end()));
             } else if (opt->kind == "lint") {
               LintOptions o;
               o.sets = opt->sets;

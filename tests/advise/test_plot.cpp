@@ -49,4 +49,24 @@ TEST_CASE("plot: every kind renders an SVG", "[advise]") {
   r.points = run_points(kSrc + "/scenarios/antipatterns/good.yaml", {}, cartesian(r.keys), 2);
   check_svg(plot_sweep(r, "tokens_per_s"), "sweep");
   CHECK_THROWS(plot_sweep(r, "no_such_metric"));
+  check_svg(plot_busbw({kSrc + "/validate/nccl/stas00_mlengineering.yaml"}), "busbw");
+}
+
+TEST_CASE("plot busbw: one simulated line and one published point set per series", "[advise]") {
+  // The A100 and H200 sweeps of the stas00 file have several sizes for one GPU count each: two series,
+  // each a line block followed by a points block whose sizes are the published ones.
+  const PlotSpec p = plot_busbw({kSrc + "/validate/nccl/stas00_mlengineering.yaml"});
+  REQUIRE(p.blocks.size() == 4);
+  CHECK(p.plot.find("a100_8gpu_allreduce_32K_16G (8 GPUs)") != std::string::npos);
+  CHECK(p.blocks[1].rfind("32768,", 0) == 0);  // the published table starts at 32 KiB
+  // Simulated busbw rises with message size on the A100 sweep (latency-bound small, bandwidth-bound large).
+  std::istringstream line(p.blocks[0]);
+  std::string row;
+  double first = -1, last = -1;
+  while (std::getline(line, row)) {
+    const double bus = std::stod(row.substr(row.find(',') + 1));
+    if (first < 0) first = bus;
+    last = bus;
+  }
+  CHECK(last > 50 * first);
 }

@@ -7,4 +7,8 @@ if grep -q '<path' "$out/s.svg"; then passes=$((passes + 1)); else echo "FAIL: p
 expect_exit 2 "$plansim" plot bubble --out "$out/b.pdf"
 expect_exit 2 "$plansim" plot pie --out "$out/p.svg"
 expect_exit 2 "$plansim" plot sweep "$src/scenarios/antipatterns/good.yaml" --vary training.micro_batch=2 --metric nope --out "$out/x.svg"
+expect_exit 0 "$plansim" plot busbw "$src/validate/nccl/stas00_mlengineering.yaml" --out "$out/bw.svg"
+if grep -q '<path' "$out/bw.svg"; then passes=$((passes + 1)); else echo "FAIL: plot busbw: no paths"; fails=$((fails + 1)); fi
+expect_stderr 'give nccl-tests tables' "$plansim" plot busbw --out "$out/bw.svg"
+expect_exit 2 "$plansim" plot busbw "$src/no/such/table.yaml" --out "$out/bw.svg"
 rm -rf "$out"

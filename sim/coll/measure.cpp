@@ -1,0 +1,42 @@
+#include "sim/coll/measure.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/net/flow_network.hpp"
+
+namespace plansim {
+
+double CollectiveMeasurement::algbw_GBps() const {
+  return time > Time::zero() ? bytes.value() / time.seconds() / 1e9 : 0.0;
+}
+
+double CollectiveMeasurement::busbw_GBps(CollOp op, int n) const { return algbw_GBps() * busbw_factor(op, n); }
+
+CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelParams& model, CollOp op, int gpus,
+                                         Bytes bytes, const std::string& algorithm, const std::string& protocol) {
+  if (gpus < 1 || static_cast<size_t>(gpus) > topo.num_gpus())
+    throw ConfigError(SourcePos{"--gpus", 0, 0},
+                      fmt::format("{} GPUs asked, topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, model);
+  CollectiveCall call;
+  call.op = op;
+  for (int i = 0; i < (op == CollOp::send_recv ? 2 : gpus); ++i) call.ranks.push_back(GpuId::from(i));
+  if (op == CollOp::send_recv && gpus >= 2) call.ranks.back() = GpuId::from(gpus - 1);
+  call.bytes = bytes;
+  call.algorithm = algorithm;
+  call.protocol = protocol;
+  CollectiveMeasurement m{bytes, Time::zero(), "", ""};
+  runner.start(call, [&](const CollectiveResult& r) {
+    m.time = r.end - r.start;
+    m.algorithm = r.algorithm;
+    m.protocol = r.protocol;
+  });
+  sim.run();
+  return m;
+}
+
+}  // namespace plansim

@@ -1,0 +1,27 @@
+#pragma once
+// One collective, alone on a fresh simulated network: what `plansim collective` prints per size and
+// what `plansim plot busbw` draws. GPUs 0..gpus−1 of the topology (host-major) form the group;
+// send_recv goes from GPU 0 to GPU gpus−1.
+#include <string>
+
+#include "sim/coll/collective_runner.hpp"
+#include "sim/coll/nccl_model.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim {
+
+struct CollectiveMeasurement {
+  Bytes bytes;
+  Time time;
+  std::string algorithm;
+  std::string protocol;
+  [[nodiscard]] double algbw_GBps() const;               // bytes / time, 1e9 B/s
+  [[nodiscard]] double busbw_GBps(CollOp op, int n) const;  // algbw × nccl-tests' factor
+};
+
+// Throws ConfigError (naming --gpus) when the topology has fewer than `gpus` GPUs.
+CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelParams& model, CollOp op, int gpus,
+                                         Bytes bytes, const std::string& algorithm = "auto",
+                                         const std::string& protocol = "auto");
+
+}  // namespace plansim
