@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "tests/support/small_scenario.hpp"
+
 #include "sim/plan/executor.hpp"
 #include "sim/plan/plan_compiler.hpp"
 #include "sim/plan/rank_mapping.hpp"
@@ -11,23 +13,7 @@ using namespace plansim;
 
 namespace {
 
-Scenario small(int tp, int pp, int dp, int m_per_pipe) {
-  Scenario s;
-  s.name = "t";
-  s.model.layers = 8;
-  s.model.hidden = 1024;
-  s.model.heads = 16;
-  s.model.kv_heads = 16;
-  s.model.ffn_hidden = 4096;
-  s.model.vocab = 32000;
-  s.model.seq_len = 1024;
-  s.parallel.tp = tp;
-  s.parallel.pp = pp;
-  s.parallel.dp = dp;
-  s.training.global_batch = static_cast<int64_t>(m_per_pipe) * dp;
-  s.training.micro_batch = 1;
-  return s;
-}
+Scenario small(int tp, int pp, int dp, int m) { return testing::small_scenario(tp, pp, dp, m); }
 
 // No launch overhead and no comm slowdown: exact closed forms.
 ComputeParams params() {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "tests/support/small_scenario.hpp"
+
 #include "sim/model/memory.hpp"
 #include "sim/plan/layer_partition.hpp"
 #include "sim/plan/plan_compiler.hpp"
@@ -7,21 +9,7 @@
 using namespace plansim;
 
 namespace {
-Scenario base(int tp, int pp, int dp, int m) {
-  Scenario s;
-  s.model.layers = 8;
-  s.model.hidden = 1024;
-  s.model.heads = 16;
-  s.model.kv_heads = 16;
-  s.model.ffn_hidden = 4096;
-  s.model.vocab = 32000;
-  s.model.seq_len = 1024;
-  s.parallel.tp = tp;
-  s.parallel.pp = pp;
-  s.parallel.dp = dp;
-  s.training.global_batch = static_cast<int64_t>(m) * dp;
-  return s;
-}
+Scenario base(int tp, int pp, int dp, int m) { return testing::small_scenario(tp, pp, dp, m); }
 
 struct Counts {
   int ops = 0;
