@@ -1,8 +1,8 @@
 // FlowNetwork: flows over links with max-min fair rates, advanced lazily.
 //
 // Life of a flow: start() -> (latency) -> activate: joins its links' flow lists and marks them dirty
-// -> a "resolve" event at the same time re-solves the connected components of flows reachable from
-// dirty links (flows sharing a link, transitively) -> its predicted finish time sits in an indexed
+// -> a "resolve" event at the same time re-solves the flows whose max-min bottleneck the change can
+// break (flow_resolve.cpp) -> its predicted finish time sits in an indexed
 // heap -> the single completion event (always at the heap's top time) finishes it, removes it from
 // its links (marking them dirty) and schedules on_done at that time.
 //
@@ -101,6 +101,7 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
+  f.bottleneck = kUnsolved;
   if (f.bytes == 0.0 || (f.entries.empty() && f.cap == kNoCap)) {
     f.remaining = 0;  // nothing to move, or nothing to move it over
     finish(slot);
@@ -232,7 +233,12 @@ LinkStats FlowNetwork::link_stats(LinkId l) const {
 size_t FlowNetwork::active_flows() const { return impl_->live; }
 uint64_t FlowNetwork::flows_started() const { return impl_->started; }
 uint64_t FlowNetwork::rate_solves() const { return impl_->solves; }
+uint64_t FlowNetwork::rate_solve_fallbacks() const { return impl_->fallbacks; }
 void FlowNetwork::set_check_invariants(bool on) { impl_->check = on; }
+void FlowNetwork::set_local_resolve_rounds(int rounds) {
+  PLANSIM_ASSERT(rounds >= 0, "negative local re-solve rounds");
+  impl_->max_rounds = rounds;
+}
 
 Rate FlowNetwork::flow_rate(FlowId f) const {
   PLANSIM_ASSERT(f.index() < impl_->id_to_slot.size(), "unknown flow id");

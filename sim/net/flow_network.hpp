@@ -10,8 +10,8 @@
 // re-solved when flows start or finish; `on_done` runs (as a simulation event) when the last byte lands.
 //
 // Implementation: net/flow_network.cpp (flow lifecycle, one completion event), net/flow_resolve.cpp
-// (incremental re-solve of the connected component of flows sharing links with a change; identical
-// flows folded into one weighted entry), solver in net/max_min.hpp (a pure function, tested against
+// (exact local re-solve: only flows whose bottleneck a change can break are re-solved, checked
+// against their neighbours; identical flows folded into one weighted entry), solver in net/max_min.hpp (a pure function, tested against
 // closed forms and a reference). Simultaneous starts and finishes are batched into one re-solve.
 #include <functional>
 #include <limits>
@@ -58,8 +58,11 @@ class FlowNetwork {
   // Flows started and not yet completed (waiting out their latency or moving bytes).
   [[nodiscard]] size_t active_flows() const;
   [[nodiscard]] uint64_t flows_started() const;
-  // Max-min solves run (one per connected component re-solved; single-flow components included).
+  // Max-min solves run: one per round of a local re-solve (see net/flow_resolve.cpp) and one per
+  // connected component when a re-solve falls back to whole components; single-flow solves included.
   [[nodiscard]] uint64_t rate_solves() const;
+  // Re-solves whose local subproblem kept growing and that solved whole components instead.
+  [[nodiscard]] uint64_t rate_solve_fallbacks() const;
 
   // Inspection, for tests and invariant checks. A flow's current rate (zero while it waits out its
   // latency, and once it has completed), and the summed rate × multiplicity over a link.
@@ -68,6 +71,9 @@ class FlowNetwork {
   // When on, every re-solve asserts (PLANSIM_ASSERT) that no re-solved link carries more than
   // capacity·(1 + 1e-9). Completion always asserts that the flow's bytes were delivered.
   void set_check_invariants(bool on);
+  // Rounds a local re-solve may take before it solves whole connected components instead (default
+  // 32; 0 = always whole components, the plain method: for tests and A/B benchmarks).
+  void set_local_resolve_rounds(int rounds);
   [[nodiscard]] Simulation& sim() const { return *sim_; }
   [[nodiscard]] const Topology& topology() const { return *topo_; }
 

@@ -63,8 +63,9 @@ struct FlowNetwork::Impl {
     std::vector<LinkRef> flows;  // flows crossing it (+ dead refs until compacted)
     double capacity = 0;         // bytes/s
     uint32_t live = 0;           // live flows crossing it
-    uint32_t stamp = 0;          // epoch of the last component search that reached it
-    uint32_t local = 0;          // its index in that component
+    uint32_t stamp = 0;          // epoch of the last re-solve that included it
+    uint32_t local = 0;          // its index in that re-solve's links
+    uint32_t seeded = 0;         // epoch in which its flows were last examined as seeds
     uint32_t compacted = 0;      // epoch of its last compaction
     uint32_t dedupe_stamp = 0;   // start(): multiset -> (link, multiplicity)
     uint32_t dedupe_pos = 0;
@@ -83,8 +84,13 @@ struct FlowNetwork::Impl {
     double cap = kNoCap;
     Time last;
     uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
+    // What bounds its rate in the current allocation: a saturated link on which no flow is faster
+    // (a LinkId value), kCapped, or kUnsolved (joined, not solved yet). See flow_resolve.cpp.
+    uint32_t bottleneck = kUnsolved;
     EntryList entries;
   };
+  static constexpr uint32_t kUnsolved = 0xffffffffu;
+  static constexpr uint32_t kCapped = 0xfffffffeu;
   struct Cold {
     std::function<void()> on_done;
     EventId activation;
@@ -96,7 +102,12 @@ struct FlowNetwork::Impl {
   void mark_dirty(const Flow& f);
   void ensure_resolve();
   void resolve();
+  void add_to_subproblem(uint32_t slot);
+  bool solve_subproblem();                  // false: gave up, the caller solves whole components
+  void solve_components();                  // exact fallback: every component touching comp_links
   void solve_component(uint32_t seed_link);
+  void solve_flows(std::span<const double> capacity);  // comp_flows over comp_links -> rates, bottleneck
+  void commit_rates();
   void group_flows();
   void set_rate(uint32_t slot, double rate);
   void set_finish(uint32_t slot);
@@ -126,12 +137,16 @@ struct FlowNetwork::Impl {
   uint32_t epoch = 0;
   uint64_t started = 0;
   uint64_t solves = 0;
+  uint64_t fallbacks = 0;
   size_t live = 0;
   bool check = false;
+  int max_rounds = 32;  // local re-solve rounds before falling back to whole components
   // Scratch for component solves (reused).
   std::vector<uint32_t> comp_flows, comp_links;
   std::vector<uint32_t> flow_begin, entry_link;
   std::vector<double> entry_mult, flow_cap, link_cap, rates;
+  std::vector<uint32_t> group_bottleneck;
+  std::vector<double> outside_load, sub_load, sub_max, sub_bound_min;  // subproblem check, per comp link
   std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
   std::vector<double> group_weight;
   MaxMinSolver solver;

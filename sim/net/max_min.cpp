@@ -7,10 +7,12 @@
 
 namespace plansim {
 
-void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates) {
+void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, uint32_t bound, std::span<double> rates,
+                          std::span<uint32_t> bottleneck) {
   frozen_[f] = 1;
   --unfrozen_;
   rates[f] = rate;
+  if (!bottleneck.empty()) bottleneck[f] = bound;
   const double w = in.flow_weight.empty() ? 1.0 : in.flow_weight[f];
   for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) {
     const uint32_t l = in.entry_link[e];
@@ -91,10 +93,11 @@ void MaxMinSolver::heap_remove(uint32_t l) {
   heap_sift_down(heap_pos_[last.link]);
 }
 
-void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
+void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates, std::span<uint32_t> bottleneck) {
   const size_t nf = in.num_flows();
   const size_t nl = in.link_capacity.size();
   PLANSIM_ASSERT(rates.size() == nf, "max-min: rates span has the wrong size");
+  PLANSIM_ASSERT(bottleneck.empty() || bottleneck.size() == nf, "max-min: bottleneck span has the wrong size");
   PLANSIM_ASSERT(in.flow_cap.size() == nf, "max-min: one cap per flow");
   PLANSIM_ASSERT(in.flow_weight.empty() || in.flow_weight.size() == nf, "max-min: one weight per flow");
   const size_t ne = nf == 0 ? 0 : in.flow_begin[nf];
@@ -133,6 +136,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (in.flow_begin[f] == in.flow_begin[f + 1]) {
       frozen_[f] = 1;  // crosses nothing: limited only by its cap
       rates[f] = in.flow_cap[f];
+      if (!bottleneck.empty()) bottleneck[f] = kCapBound;
     } else if (in.flow_cap[f] < std::numeric_limits<double>::infinity()) {
       caps_.emplace_back(in.flow_cap[f], f);
     }
@@ -156,7 +160,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     if (!have_link && !have_cap) break;
     if (have_cap && (!have_link || caps_[next_cap].first <= heap_.front().level)) {
       const auto [cap, f] = caps_[next_cap++];
-      freeze(in, f, cap, rates);
+      freeze(in, f, cap, kCapBound, rates, bottleneck);
       requeue_touched();
       continue;
     }
@@ -165,7 +169,7 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates) {
     // Link `top.link` saturates at this level: every unfrozen flow on it is bottlenecked here.
     for (uint32_t i = link_begin_[top.link]; i < link_begin_[top.link + 1]; ++i) {
       const uint32_t f = link_flow_[i];
-      if (!frozen_[f]) freeze(in, f, top.level, rates);
+      if (!frozen_[f]) freeze(in, f, top.level, top.link, rates, bottleneck);
     }
     requeue_touched();
   }

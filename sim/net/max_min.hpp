@@ -37,8 +37,12 @@ struct MaxMinInstance {
 // components per simulated second, so allocation would dominate).
 class MaxMinSolver {
  public:
-  // Writes each flow's rate into `rates` (size = instance.num_flows()).
-  void solve(const MaxMinInstance& in, std::span<double> rates);
+  // What froze a flow: the link that saturated at its level, or its own cap (kCapBound; also for a
+  // flow crossing no link).
+  static constexpr uint32_t kCapBound = 0xffffffffu;
+  // Writes each flow's rate into `rates` (size = instance.num_flows()) and, when `bottleneck` is not
+  // empty (same size), the link (an index into link_capacity) or kCapBound that bounds it.
+  void solve(const MaxMinInstance& in, std::span<double> rates, std::span<uint32_t> bottleneck = {});
 
  private:
   struct HeapItem {
@@ -46,7 +50,8 @@ class MaxMinSolver {
     uint32_t link;
     bool operator>(const HeapItem& o) const { return level != o.level ? level > o.level : link > o.link; }
   };
-  void freeze(const MaxMinInstance& in, uint32_t f, double rate, std::span<double> rates);
+  void freeze(const MaxMinInstance& in, uint32_t f, double rate, uint32_t bound, std::span<double> rates,
+              std::span<uint32_t> bottleneck);
   void requeue_touched();
   // Indexed min-heap of links by (level, link): one entry per link with unfrozen flows, updated in
   // place when its level changes (a lazy heap piled up stale entries and spent most of the solve

@@ -52,12 +52,12 @@ struct Outcome {
   Time end;
 };
 
-std::vector<FlowSpec> random_workload(const Topology& topo, uint64_t seed, size_t n) {
+std::vector<FlowSpec> random_workload(const Topology& topo, uint64_t seed, size_t n, int64_t window_ps = 2'000'000'000) {
   std::mt19937_64 rng(seed);
   std::vector<FlowSpec> specs(n);
   for (size_t i = 0; i < n; ++i) {
     FlowSpec& s = specs[i];
-    s.start = Time::ps(static_cast<int64_t>(rng() % 2'000'000'000));  // within 2 ms
+    s.start = Time::ps(static_cast<int64_t>(rng() % static_cast<uint64_t>(window_ps)));  // default: within 2 ms
     const auto kind = rng() % 10;
     if (kind < 6) {  // point to point
       const auto a = GpuId::from(rng() % 16), b = GpuId::from(rng() % 16);
@@ -83,10 +83,11 @@ std::vector<FlowSpec> random_workload(const Topology& topo, uint64_t seed, size_
   return specs;
 }
 
-Outcome run_workload(const Topology& topo, const std::vector<FlowSpec>& specs, uint64_t probe_seed) {
+Outcome run_workload(const Topology& topo, const std::vector<FlowSpec>& specs, uint64_t probe_seed, int local_rounds = 32) {
   Simulation sim;
   FlowNetwork net(sim, topo);
   net.set_check_invariants(true);
+  net.set_local_resolve_rounds(local_rounds);
   const size_t n = specs.size();
   Outcome out;
   out.done.assign(n, Time::infinite());
@@ -136,16 +137,18 @@ Outcome run_workload(const Topology& topo, const std::vector<FlowSpec>& specs, u
 
 }  // namespace
 
-TEST_CASE("flow network invariants on random workloads", "[net][flow][invariants]") {
-  const Topology topo = fat_tree();
+namespace {
+
+// Every flow completes no earlier than its bytes allow, byte counters match, loads stay within
+// capacity, rates equal a from-scratch global max-min solve at probe times, runs are deterministic.
+void check_workload(const Topology& topo, uint64_t seed, size_t n, int64_t window_ps, int local_rounds) {
   const size_t nl = topo.links().size();
   std::vector<double> capacity;
   for (const Link& l : topo.links()) capacity.push_back(l.bandwidth.value());
-
-  for (uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
-    INFO("seed " << seed);
-    const auto specs = random_workload(topo, seed, 300);
-    const Outcome out = run_workload(topo, specs, seed * 977);
+  {
+    INFO("seed " << seed << ", " << n << " flows, local rounds " << local_rounds);
+    const auto specs = random_workload(topo, seed, n, window_ps);
+    const Outcome out = run_workload(topo, specs, seed * 977, local_rounds);
 
     // Every flow completed, no earlier than latency + bytes at its best possible rate.
     std::vector<double> expect_bytes(nl, 0.0);
@@ -197,7 +200,22 @@ TEST_CASE("flow network invariants on random workloads", "[net][flow][invariants
     CHECK(checked > 100);
 
     // Determinism: a second run gives the same completion times, bit for bit.
-    const Outcome again = run_workload(topo, specs, seed * 977);
+    const Outcome again = run_workload(topo, specs, seed * 977, local_rounds);
     CHECK(again.done == out.done);
   }
+}
+
+}  // namespace
+
+TEST_CASE("flow network invariants on random workloads", "[net][flow][invariants]") {
+  const Topology topo = fat_tree();
+  for (uint64_t seed : {1u, 2u, 3u, 4u, 5u}) check_workload(topo, seed, 300, 2'000'000'000, 32);
+}
+
+TEST_CASE("flow network invariants on dense workloads, local and whole-component re-solves", "[net][flow][invariants]") {
+  // 400 flows started within 0.4 ms: many overlap, so local re-solves grow, some past their round
+  // limit (fallback), and rounds = 1 forces the fallback often; rounds = 0 is the plain method.
+  const Topology topo = fat_tree();
+  for (uint64_t seed : {11u, 12u, 13u})
+    for (int rounds : {32, 1, 0}) check_workload(topo, seed, 400, 400'000'000, rounds);
 }

@@ -228,6 +228,63 @@ TEST_CASE("flow network: only the changed component is re-solved", "[net][flow]"
   CHECK(net.rate_solves() == 2);  // completions of lone flows leave nothing to re-solve
 }
 
+TEST_CASE("flow network: a transfer beside a ring bottlenecked elsewhere re-solves only itself", "[net][flow]") {
+  // A ring flow over links a (10 GB/s, its bottleneck) and b (100 GB/s) runs at 10 GB/s. A
+  // point-to-point flow joins on b: max-min gives it b's remaining 90 GB/s and leaves the ring alone
+  // (a is still saturated by the ring, which is the fastest flow there). Exactly one local solve of
+  // one flow, no fallback, and the ring keeps its finish time: 1 GB / 10 GB/s = 100 ms. The p2p flow
+  // moves 0.9 GB in 10 ms. When it finishes, nobody was bottlenecked on b: nothing is re-solved.
+  TopologyBuilder bld("ring beside");
+  NodeId g[3];
+  for (int i = 0; i < 3; ++i) g[i] = bld.add_node(NodeKind::gpu, "g" + std::to_string(i), 0, i);
+  const LinkId a = bld.add_link(g[0], g[1], LinkKind::nvlink, GBps(10), Time::zero());
+  const LinkId b = bld.add_link(g[1], g[2], LinkKind::nvlink, GBps(100), Time::zero());
+  Topology topo = std::move(bld).build();
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  net.set_check_invariants(true);
+  Time ring_done, p2p_done;
+  const FlowId ring = net.start(std::vector<LinkId>{a, b}, GB(1), Time::zero(), [&] { ring_done = sim.now(); });
+  sim.run_until(Time::ms(1));
+  CHECK(net.rate_solves() == 1);
+  const FlowId p2p = net.start(std::vector<LinkId>{b}, GB(0.9), Time::zero(), [&] { p2p_done = sim.now(); });
+  sim.run_until(Time::ms(2));
+  CHECK(net.flow_rate(p2p).value() == Approx(90e9));
+  CHECK(net.flow_rate(ring).value() == Approx(10e9));
+  CHECK(net.rate_solves() == 2);
+  sim.run();
+  CHECK(near(p2p_done, Time::ms(1) + Time::ms(10)));
+  CHECK(near(ring_done, Time::ms(100)));
+  CHECK(net.rate_solves() == 2);
+  CHECK(net.rate_solve_fallbacks() == 0);
+}
+
+TEST_CASE("flow network: a transfer on a ring's bottleneck slows the ring everywhere", "[net][flow]") {
+  // The same links, but the p2p flow joins on a, the ring's bottleneck: both get 5 GB/s there, so
+  // the ring slows down on b too and the re-solve must include it. The ring has moved 10 MB by 1 ms;
+  // the p2p flow's 0.1 GB takes 20 ms at 5 GB/s; the ring then moves 0.1 GB in those 20 ms and the
+  // last 0.89 GB at 10 GB/s: it finishes at 1 + 20 + 89 = 110 ms.
+  TopologyBuilder bld("ring shared");
+  NodeId g[3];
+  for (int i = 0; i < 3; ++i) g[i] = bld.add_node(NodeKind::gpu, "g" + std::to_string(i), 0, i);
+  const LinkId a = bld.add_link(g[0], g[1], LinkKind::nvlink, GBps(10), Time::zero());
+  const LinkId b = bld.add_link(g[1], g[2], LinkKind::nvlink, GBps(100), Time::zero());
+  Topology topo = std::move(bld).build();
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  net.set_check_invariants(true);
+  Time ring_done, p2p_done;
+  const FlowId ring = net.start(std::vector<LinkId>{a, b}, GB(1), Time::zero(), [&] { ring_done = sim.now(); });
+  sim.run_until(Time::ms(1));
+  const FlowId p2p = net.start(std::vector<LinkId>{a}, GB(0.1), Time::zero(), [&] { p2p_done = sim.now(); });
+  sim.run_until(Time::ms(2));
+  CHECK(net.flow_rate(p2p).value() == Approx(5e9));
+  CHECK(net.flow_rate(ring).value() == Approx(5e9));
+  sim.run();
+  CHECK(near(p2p_done, Time::ms(21)));
+  CHECK(near(ring_done, Time::ms(110)));
+}
+
 TEST_CASE("flow network: bad flows are internal errors", "[net][flow]") {
   Topology topo = pair_topology(GBps(10), Time::zero());
   Simulation sim;

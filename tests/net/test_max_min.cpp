@@ -218,7 +218,26 @@ TEST_CASE("max-min: random instances are max-min fair and match the reference", 
       caps.push_back(f.cap);
     }
     std::vector<double> again(nf);
-    solver.solve(MaxMinInstance{cap, begin, link, mult, caps, {}}, again);
+    std::vector<uint32_t> bound(nf);
+    solver.solve(MaxMinInstance{cap, begin, link, mult, caps, {}}, again, bound);
     CHECK(again == r);
+    // Each reported bottleneck is a link of the flow that is saturated and on which no flow is
+    // faster, or the flow's own cap (the flow network relies on this to re-solve locally).
+    std::vector<double> load(nl, 0.0), fastest(nl, 0.0);
+    for (size_t f = 0; f < nf; ++f)
+      for (const auto& [l, k] : flows[f].links) {
+        load[l] += k * r[f];
+        fastest[l] = std::max(fastest[l], r[f]);
+      }
+    for (size_t f = 0; f < nf; ++f) {
+      if (bound[f] == MaxMinSolver::kCapBound) {
+        CHECK(r[f] == flows[f].cap);
+        continue;
+      }
+      const uint32_t b = bound[f];
+      CHECK(std::any_of(flows[f].links.begin(), flows[f].links.end(), [b](const auto& e) { return e.first == b; }));
+      CHECK(load[b] == Approx(cap[b]).epsilon(1e-9));
+      CHECK(r[f] == Approx(fastest[b]).epsilon(1e-12));
+    }
   }
 }
