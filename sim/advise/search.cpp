@@ -52,6 +52,7 @@ double estimate_memory_gib(const Scenario& s) {
   int in_flight = std::min(pp, m);
   if (s.schedule.kind == "gpipe") in_flight = m;
   if (s.schedule.kind == "interleaved") in_flight = std::min(m * v, pp * v + pp - 1);
+  if (s.schedule.kind == "dualpipe") in_flight = pp + 1;  // DeepSeek-V3 Table 2 (m >= 2·pp)
   const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, in_flight));
   return mem.total().value() / kGiB;
 }

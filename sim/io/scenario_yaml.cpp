@@ -253,6 +253,21 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
     f.fail(root.require("schedule"),
            fmt::format("the interleaved schedule needs micro-batches ({}) to be a multiple of pp ({})",
                        s.micro_batches(), p.pp));
+  if (s.schedule.kind == "dualpipe") {
+    // DualPipe (sched/dualpipe.cpp): stage s pairs with its mirror p−1−s, half of the micro-batches
+    // enter at each end, and the reference implementation (deepseek-ai/DualPipe) asserts m >= 2·p.
+    YAML::Node kind = root.require("schedule")["kind"];
+    if (p.pp < 2 || p.pp % 2 != 0)
+      f.fail(kind, fmt::format("the dualpipe schedule needs an even pp (stage s pairs with stage pp−1−s), got pp {}", p.pp));
+    const int mb = s.micro_batches();
+    if (mb % 2 != 0 || mb < 2 * p.pp)
+      f.fail(kind, fmt::format("the dualpipe schedule needs an even number of micro-batches, at least 2·pp = {} (half "
+                               "enter at each end), got {} = global_batch / (micro_batch·dp)",
+                               2 * p.pp, mb));
+    if (p.zero >= 3)
+      f.fail(par["zero"], "the dualpipe schedule is modelled with zero 0, 1 or 2 (ZeRO-3's per-layer gathers of the "
+                          "two mirrored chunks are not)");
+  }
 }
 
 LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const TopologyFactory* factory) {

@@ -4,7 +4,7 @@
 
 #include "sim/model/transformer.hpp"
 #include "sim/plan/layer_partition.hpp"
-#include "sim/sched/schedule.hpp"
+#include "sim/sched/registry.hpp"
 
 namespace plansim {
 
@@ -30,6 +30,10 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
 }
 
 StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count) {
+  return stage_parameters(s, first_layer, layer_count, stage == 0, stage == s.parallel.pp - 1);
+}
+
+StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count, bool embedding, bool output) {
   const ModelSpec& m = s.model;
   const ParallelSpec& p = s.parallel;
   const ParamCount c = count_parameters(m);
@@ -42,8 +46,8 @@ StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int 
       out.dense += c.per_dense_layer / p.tp;
     }
   }
-  if (stage == 0) out.dense += c.embedding / p.tp;
-  if (stage == p.pp - 1) {
+  if (embedding) out.dense += c.embedding / p.tp;
+  if (output) {
     out.dense += c.final_norm;
     // Tied embeddings: with pp > 1 the last stage keeps its own copy of the embedding matrix.
     out.dense += (m.tied_embeddings ? (p.pp > 1 ? static_cast<double>(m.vocab * m.hidden) : 0) : c.output) / p.tp;
@@ -52,14 +56,18 @@ StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int 
 }
 
 StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight) {
-  const int v = s.schedule.virtual_stages;
-  const LayerPartition part(s.model.layers, s.parallel.pp * v, s.parallel.stage_layers);
-  StageMemoryInput in{stage, 0, 0, peak_in_flight, part.first(virtual_stage(stage, 0, s.parallel.pp))};
-  for (int chunk = 0; chunk < v; ++chunk) {
-    const int n = part.count(virtual_stage(stage, chunk, s.parallel.pp));
+  const PipelineLayout lay =
+      schedule_layout(s.schedule.kind, {s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
+  const LayerPartition part(s.model.layers, lay.pieces(), s.parallel.stage_layers);
+  StageMemoryInput in{stage, 0, 0, peak_in_flight, part.first(lay.piece(stage, 0))};
+  for (int chunk = 0; chunk < lay.chunks(); ++chunk) {
+    const int n = part.count(lay.piece(stage, chunk));
     in.layers_on_stage += n;
     in.layers_per_chunk = std::max(in.layers_per_chunk, n);
   }
+  in.has_embedding = lay.holds(stage, 0) ? 1 : 0;
+  in.has_output = lay.holds(stage, lay.pieces() - 1) ? 1 : 0;
+  in.state_replicas = lay.is_mirrored() ? 2 : 1;
   return in;
 }
 
@@ -68,20 +76,23 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   // With several chunks a stage's layers are not contiguous; the indices only matter for which
   // layers are MoE (every-k), so the stage's first chunk's range is used.
   const int first = in.first_layer >= 0 ? in.first_layer : in.stage * in.layers_per_chunk;
-  StageParams sp = stage_parameters(s, in.stage, first, in.layers_on_stage);
-  MemoryBreakdown dense = model_state_memory(sp.dense, s.training, p.zero, p.dp);
-  MemoryBreakdown expert = model_state_memory(sp.expert, s.training, p.zero, p.dp / p.ep);
+  const bool embedding = in.has_embedding >= 0 ? in.has_embedding == 1 : in.stage == 0;
+  const bool output = in.has_output >= 0 ? in.has_output == 1 : in.stage == p.pp - 1;
+  StageParams sp = stage_parameters(s, first, in.layers_on_stage, embedding, output);
+  const int holders = p.dp * in.state_replicas;
+  MemoryBreakdown dense = model_state_memory(sp.dense, s.training, p.zero, holders);
+  MemoryBreakdown expert = model_state_memory(sp.expert, s.training, p.zero, holders / p.ep);
   MemoryBreakdown out;
   out.weights = dense.weights + expert.weights;
   out.gradients = dense.gradients + expert.gradients;
   out.optimizer = dense.optimizer + expert.optimizer;
   const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute);
   out.activations = per_layer * static_cast<double>(in.peak_in_flight) * static_cast<double>(in.layers_per_chunk);
-  // Temporary: fp32 logits and their gradient on the last stage; one gradient bucket for DP; under
-  // ZeRO-3 two gathered layers (the current one and the prefetched one).
+  // Temporary: fp32 logits and their gradient on the stage with the output layer; one gradient
+  // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;
-  if (in.stage == p.pp - 1) out.temporary += Bytes(8 * tokens * static_cast<double>(s.model.vocab) / p.tp);
-  if (p.dp > 1) out.temporary += s.training.grad_bucket;
+  if (output) out.temporary += Bytes(8 * tokens * static_cast<double>(s.model.vocab) / p.tp);
+  if (holders > 1) out.temporary += s.training.grad_bucket;
   if (p.zero >= 3 && in.layers_on_stage > 0)
     out.temporary += Bytes(2 * (sp.dense + sp.expert) / in.layers_on_stage * s.training.weight_bytes);
   return out;

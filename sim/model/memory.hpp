@@ -43,9 +43,15 @@ struct StageMemoryInput {
   int layers_per_chunk = 0;
   int peak_in_flight = 0;    // (micro-batch, chunk) activations held at once (from the schedule)
   int first_layer = -1;      // the stage's first chunk's first layer; -1 = stage · layers_per_chunk
+  int has_embedding = -1;    // 1/0: the stage holds the embedding / output layer; -1: stage 0 / stage pp−1
+  int has_output = -1;
+  int state_replicas = 1;    // ranks per DP rank holding the same parameters (DualPipe's mirror pair: 2);
+                             // ZeRO shards model states over dp · state_replicas
 };
-// The input for `stage` under the scenario's layer partition (plan/layer_partition.hpp):
-// layers_per_chunk is the stage's largest chunk (what bounds its activations per micro-batch).
+// The input for `stage` under the scenario's schedule layout (sched/layout.hpp) and layer partition
+// (plan/layer_partition.hpp): layers_per_chunk is the stage's largest chunk (what bounds its
+// activations per micro-batch). DualPipe: the stage holds pieces s and p−1−s (parameters 2x), the
+// end stages both the embedding and the output layer, and ZeRO shards over the mirror pair's DP ranks.
 StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight);
 MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);
 
@@ -55,5 +61,8 @@ struct StageParams {
   double expert = 0;
 };
 StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count);
+// The same for layers [first_layer, first_layer + layer_count) plus the embedding and/or the output
+// layer (with the final norm).
+StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count, bool embedding, bool output);
 
 }  // namespace plansim

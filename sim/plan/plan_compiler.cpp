@@ -7,6 +7,7 @@
 #include "sim/core/assert.hpp"
 #include "sim/model/memory.hpp"
 #include "sim/plan/layer_partition.hpp"
+#include "sim/plan/pair_interleave.hpp"
 #include "sim/plan/plan_costs.hpp"
 #include "sim/plan/rank_mapping.hpp"
 #include "sim/sched/registry.hpp"
@@ -45,6 +46,7 @@ struct Context {
   CostTable* costs;
   GroupTable* groups;
   const StageOrders* orders;
+  const PipelineLayout* lay;
   const LayerPartition* layers;
   bool split;
   int nvs;
@@ -61,26 +63,42 @@ class RankBuilder {
     tp_ = c.groups->id(Dim::tp, c.map->group(r, {Dim::tp}));
     cp_ = c.groups->id(Dim::cp, c.map->group(r, {Dim::cp}));
     ep_ = c.groups->id(Dim::ep, c.map->group(r, {Dim::ep}));
-    dp_ = c.groups->id(Dim::dp, c.map->group(r, {Dim::ep, Dim::dp}));
+    const std::vector<int> dp_members = data_parallel_members(r);
+    dp_ = c.groups->id(Dim::dp, dp_members);
+    dp_size_ = static_cast<int>(dp_members.size());
     mp_ = c.groups->id(Dim::pp, c.map->group(r, {Dim::cp, Dim::pp}));
     const ParamCount pc = count_parameters(s_.model);
     dense_layer_params_ = pc.per_dense_layer / par.tp;
     moe_dense_params_ = (pc.per_moe_layer - pc.expert_params_per_moe_layer) / par.tp;
     moe_expert_params_ = pc.expert_params_per_moe_layer / (par.tp * par.ep);
-    // Embedding (first stage) and output layer + final norm (last stage), each this rank's share.
-    if (p.stage == 0) emb_params_ = pc.embedding / par.tp;
-    if (p.stage == par.pp - 1)
-      out_params_ = stage_parameters(s_, p.stage, 0, 0).dense - emb_params_;
+    // Embedding (the stage holding the first piece) and output layer + final norm (the last piece),
+    // each this rank's share.
+    if (c.lay->holds(p.stage, 0)) emb_params_ = pc.embedding / par.tp;
+    if (c.lay->holds(p.stage, c.nvs - 1)) out_params_ = stage_parameters(s_, 0, 0, false, true).dense;
   }
 
   void build() {
     const ParallelSpec& par = s_.parallel;
-    if (par.zero >= 1 && par.zero <= 2 && par.dp > 1 && s_.training.overlap.param_gather) gather_all_params(kNone);
-    for (const SchedOp& op : (*c_.orders)[static_cast<size_t>(p_.stage)]) {
-      if (op.phase == Phase::F) forward(op.micro_batch, op.chunk);
-      else if (op.phase == Phase::B) backward(op.micro_batch, op.chunk);
-      else weight_grads(op.micro_batch, op.chunk);
+    if (par.zero >= 1 && par.zero <= 2 && dp_size_ > 1 && s_.training.overlap.param_gather) gather_all_params(kNone);
+    const auto& order = (*c_.orders)[static_cast<size_t>(p_.stage)];
+    for (size_t i = 0; i < order.size(); ++i) {
+      const SchedOp& op = order[i];
+      if (op.phase == Phase::W) {
+        weight_grads(op.micro_batch, op.chunk);
+      } else if (op.phase == Phase::F) {
+        const auto first = static_cast<uint32_t>(p_.ops.size());
+        forward(op.micro_batch, op.chunk);
+        if (op.paired) {  // DualPipe's overlapped F&B chunk pair
+          const auto mid = static_cast<uint32_t>(p_.ops.size());
+          const SchedOp& b = order[++i];
+          backward(b.micro_batch, b.chunk, b.with_weight);
+          interleave(first, mid);
+        }
+      } else {
+        backward(op.micro_batch, op.chunk, op.with_weight);
+      }
     }
+    if (c_.lay->is_mirrored()) flush_mirrored_grads();
     flush_grads(true);
     // Gradient clipping: the global gradient norm is all-reduced over the model-parallel ranks
     // (Megatron), so no stage starts its optimizer step before every stage's backward is done.
@@ -89,9 +107,9 @@ class RankBuilder {
     uint32_t norm = kNone;
     if (par.pp * par.cp > 1)
       norm = coll(StreamKind::pp_comm, CommOp::all_reduce, mp_, 8, Phase::W, -1, {last_dp_, last_compute_});
-    const double local = local_params() / (par.zero >= 1 ? par.dp : 1);
+    const double local = local_params() / (par.zero >= 1 ? dp_size_ : 1);
     last_compute_ = compute(c_.costs->optimizer(local), Phase::W, -1, false, {last_dp_, last_compute_, norm});
-    if (par.zero >= 1 && par.zero <= 2 && par.dp > 1 && !s_.training.overlap.param_gather) gather_all_params(last_compute_);
+    if (par.zero >= 1 && par.zero <= 2 && dp_size_ > 1 && !s_.training.overlap.param_gather) gather_all_params(last_compute_);
   }
 
  private:
@@ -141,13 +159,39 @@ class RankBuilder {
   }
 
   // ---- structure ----
-  [[nodiscard]] int vstage(int chunk) const { return virtual_stage(p_.stage, chunk, s_.parallel.pp); }
+  // The data-parallel gradient group: the ranks holding the same parameters. With the mirrored
+  // (DualPipe) layout stage s and stage p−1−s hold the same two pieces, so their DP groups join,
+  // the lower stage's first (both mirrors must name the same member order).
+  [[nodiscard]] std::vector<int> data_parallel_members(int r) const {
+    std::vector<int> members = c_.map->group(r, {Dim::ep, Dim::dp});
+    if (!c_.lay->is_mirrored()) return members;
+    RankCoords m = coords_;
+    m[Dim::pp] = s_.parallel.pp - 1 - coords_[Dim::pp];
+    std::vector<int> mirror = c_.map->group(c_.map->rank(m), {Dim::ep, Dim::dp});
+    if (m[Dim::pp] < coords_[Dim::pp]) std::swap(members, mirror);
+    members.insert(members.end(), mirror.begin(), mirror.end());
+    return members;
+  }
+  [[nodiscard]] int vstage(int chunk) const { return c_.lay->piece(p_.stage, chunk); }
   [[nodiscard]] int first_layer(int chunk) const { return c_.layers->first(vstage(chunk)); }
   [[nodiscard]] int end_layer(int chunk) const { return first_layer(chunk) + c_.layers->count(vstage(chunk)); }
-  [[nodiscard]] int rank_of_vstage(int vs) const {
+  // The rank holding piece `vs` on the path of the micro-batches that `chunk` processes.
+  [[nodiscard]] int rank_of_vstage(int vs, int chunk) const {
     RankCoords c = coords_;
-    c[Dim::pp] = vs % s_.parallel.pp;
+    c[Dim::pp] = c_.lay->holder(vs, c_.lay->lane_of_chunk(chunk)).stage;
     return c_.map->rank(c);
+  }
+  // First / last micro-batch that passes through the chunks of micro-batch mb's lane.
+  [[nodiscard]] bool first_mb(int mb) const { return mb == c_.lay->lane_first(c_.lay->lane_of_micro_batch(mb)); }
+  [[nodiscard]] bool last_mb(int mb) const {
+    return mb == c_.lay->lane_first(c_.lay->lane_of_micro_batch(mb)) + c_.lay->lane_count() - 1;
+  }
+  // This rank's chunks in ascending piece (layer) order.
+  [[nodiscard]] std::vector<int> chunks_in_layer_order() const {
+    std::vector<int> c(static_cast<size_t>(c_.lay->chunks()));
+    for (int i = 0; i < c_.lay->chunks(); ++i) c[static_cast<size_t>(i)] = i;
+    std::sort(c.begin(), c.end(), [&](int a, int b) { return vstage(a) < vstage(b); });
+    return c;
   }
   [[nodiscard]] bool is_moe(int l) const { return s_.model.is_moe_layer(l); }
   [[nodiscard]] double layer_params(int l) const {
@@ -155,7 +199,7 @@ class RankBuilder {
   }
   [[nodiscard]] double local_params() const {
     double n = emb_params_ + out_params_;
-    for (int c = 0; c < s_.schedule.virtual_stages; ++c)
+    for (int c = 0; c < c_.lay->chunks(); ++c)
       for (int l = first_layer(c); l < end_layer(c); ++l) n += layer_params(l);
     return n;
   }
@@ -188,7 +232,7 @@ class RankBuilder {
     const bool moe = is_moe(l);
     uint32_t d = in;
     const uint32_t g = zero3_gather(l, ph, mb);
-    const uint32_t pg = mb == first_mb_ && !recompute && l < static_cast<int>(param_gather_.size()) ? param_gather_[static_cast<size_t>(l)] : kNone;
+    const uint32_t pg = first_mb(mb) && !recompute && l < static_cast<int>(param_gather_.size()) ? param_gather_[static_cast<size_t>(l)] : kNone;
     d = tp_before(d, ph, mb);
     uint32_t kv = kNone;
     if (s_.parallel.cp > 1) kv = coll(StreamKind::cp_comm, CommOp::all_gather, cp_, c_.kv_bytes, ph, mb, {d});
@@ -217,7 +261,7 @@ class RankBuilder {
     uint32_t a = compute(c_.costs->backward(0, moe, part), ph, mb, false, {d});
     if (s_.parallel.cp > 1) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
     uint32_t out = tp_after(a, ph, mb);
-    if (part == BackwardPart::both && mb == last_mb_) add_grads(l, a);
+    if (part == BackwardPart::both && last_mb(mb)) add_grads(l, a);
     return out;
   }
 
@@ -225,7 +269,7 @@ class RankBuilder {
     const int vs = vstage(chunk);
     uint32_t d = kNone;
     if (vs > 0) {
-      const int prev = rank_of_vstage(vs - 1);
+      const int prev = rank_of_vstage(vs - 1, chunk);
       if (prev != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, prev, tag(mb, vs - 1, 0), Phase::F, mb, {});
     } else {
       d = compute(c_.costs->embedding(true), Phase::F, mb, false, {});
@@ -234,14 +278,14 @@ class RankBuilder {
     if (vs == c_.nvs - 1) {
       compute(c_.costs->logits(BackwardPart::both, true), Phase::F, mb, false, {d});
     } else {
-      const int next = rank_of_vstage(vs + 1);
+      const int next = rank_of_vstage(vs + 1, chunk);
       if (next != static_cast<int>(p_.rank)) p2p(OpKind::send, next, tag(mb, vs, 0), Phase::F, mb, {d});
     }
   }
 
-  void backward(int mb, int chunk) {
+  void backward(int mb, int chunk, bool with_weight) {
     const int vs = vstage(chunk);
-    const BackwardPart part = c_.split ? BackwardPart::input : BackwardPart::both;
+    const BackwardPart part = c_.split && !with_weight ? BackwardPart::input : BackwardPart::both;
     uint32_t d = kNone;
     if (s_.training.recompute == Recompute::full) {
       uint32_t r = kNone;
@@ -250,31 +294,42 @@ class RankBuilder {
     }
     if (vs == c_.nvs - 1) {
       d = compute(c_.costs->logits(part, false), Phase::B, mb, false, {d});
-      if (part == BackwardPart::both && mb == last_mb_) add_grads(kOutput, d);
+      if (part == BackwardPart::both && last_mb(mb)) add_grads(kOutput, d);
     } else {
-      const int next = rank_of_vstage(vs + 1);
+      const int next = rank_of_vstage(vs + 1, chunk);
       if (next != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
     }
     for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
     if (vs > 0) {
-      const int prev = rank_of_vstage(vs - 1);
+      const int prev = rank_of_vstage(vs - 1, chunk);
       if (prev != static_cast<int>(p_.rank)) p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
     } else {
       d = compute(c_.costs->embedding(false), Phase::B, mb, false, {d});
-      if (mb == last_mb_) add_grads(kEmbedding, d);
+      if (last_mb(mb)) add_grads(kEmbedding, d);
     }
+  }
+
+  // DualPipe's F&B pair: alternate the two passes' ops (plan/pair_interleave.hpp) and follow the
+  // op indices this builder keeps.
+  void interleave(uint32_t first, uint32_t mid) {
+    const std::vector<uint32_t> moved = interleave_pair(p_, first, mid);
+    auto remap = [&](uint32_t& i) {
+      if (i != kNone && i >= first) i = moved[i - first];
+    };
+    for (uint32_t* field : {&last_compute_, &prev_compute_, &last_dp_, &bucket_producer_}) remap(*field);
+    for (auto& g : mirrored_grads_) remap(g.second);
   }
 
   void weight_grads(int mb, int chunk) {
     const int vs = vstage(chunk);
     if (vs == c_.nvs - 1) {
       uint32_t w = compute(c_.costs->logits(BackwardPart::weight, false), Phase::W, mb, false, {});
-      if (mb == last_mb_) add_grads(kOutput, w);
+      if (last_mb(mb)) add_grads(kOutput, w);
     }
     for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {
       compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
       uint32_t w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
-      if (mb == last_mb_) add_grads(l, w);
+      if (last_mb(mb)) add_grads(l, w);
     }
   }
 
@@ -283,7 +338,11 @@ class RankBuilder {
   // after op `producer`.
   void add_grads(int l, uint32_t producer) {
     const ParallelSpec& par = s_.parallel;
-    if (par.dp == 1) return;
+    if (dp_size_ == 1) return;
+    if (c_.lay->is_mirrored()) {  // bucketed in flush_mirrored_grads, in an order both mirrors share
+      mirrored_grads_.emplace_back(l, producer);
+      return;
+    }
     const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
     bucket_bytes_ += params * s_.training.grad_bytes;
     bucket_producer_ = producer;
@@ -301,6 +360,38 @@ class RankBuilder {
     if (final_flush && !overlap)
       for (double b : pending_) last_dp_ = coll(StreamKind::dp_comm, op, dp_, b, Phase::W, -1, {last_compute_});
   }
+  // Mirrored layout: stage s and its mirror p−1−s reduce the same two pieces together but finish
+  // them in different orders, and a collective needs the same sequence on every member. So the
+  // buckets are formed here in one canonical order, the later piece first (last layer first, the
+  // output layer before it, the embedding after it), each bucket depending on this rank's last
+  // producer of its gradients. Both mirrors finish the lower piece last, so the first buckets
+  // still overlap the remaining backward.
+  void flush_mirrored_grads() {
+    auto rank_of_item = [&](int l) {  // position in the canonical order
+      const int piece = l == kOutput ? c_.nvs - 1 : l == kEmbedding ? 0 : piece_of_layer(l);
+      const int within = l == kOutput ? s_.model.layers : l == kEmbedding ? -1 : l;
+      return std::make_pair(-piece, -within);
+    };
+    std::stable_sort(mirrored_grads_.begin(), mirrored_grads_.end(),
+                     [&](const auto& a, const auto& b) { return rank_of_item(a.first) < rank_of_item(b.first); });
+    for (const auto& [l, producer] : mirrored_grads_) {
+      const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
+      bucket_bytes_ += params * s_.training.grad_bytes;
+      bucket_producer_ = bucket_producer_ == kNone ? producer : std::max(bucket_producer_, producer);
+      if (bucket_bytes_ >= s_.training.grad_bucket.value()) {
+        flush_grads(false);
+        bucket_producer_ = kNone;
+      }
+    }
+    mirrored_grads_.clear();
+  }
+  [[nodiscard]] int piece_of_layer(int l) const {
+    for (int c = 0; c < c_.lay->chunks(); ++c)
+      if (l >= first_layer(c) && l < end_layer(c)) return vstage(c);
+    PLANSIM_ASSERT(false, "layer not on this stage");
+    return 0;
+  }
+
   // ZeRO-1/2: all-gather the updated parameters in buckets, in forward layer order.
   void gather_all_params(uint32_t after) {
     param_gather_.assign(static_cast<size_t>(s_.model.layers), kNone);
@@ -313,7 +404,7 @@ class RankBuilder {
       pending_layers.clear();
       bytes = 0;
     };
-    for (int c = 0; c < s_.schedule.virtual_stages; ++c)
+    for (int c : chunks_in_layer_order())
       for (int l = first_layer(c); l < end_layer(c); ++l) {
         bytes += layer_params(l) * s_.training.weight_bytes;
         pending_layers.push_back(l);
@@ -327,13 +418,13 @@ class RankBuilder {
   const Scenario& s_;
   RankCoords coords_;
   uint32_t tp_ = 0, cp_ = 0, ep_ = 0, dp_ = 0, mp_ = 0;  // expert gradients ride in the dense DP buckets
+  int dp_size_ = 1;
   std::map<uint32_t, uint32_t> seq_;
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
-  int first_mb_ = 0;
-  int last_mb_ = s_.micro_batches() - 1;
   uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone, bucket_producer_ = kNone;
   double bucket_bytes_ = 0;
   std::vector<double> pending_;
+  std::vector<std::pair<int, uint32_t>> mirrored_grads_;  // (layer or kEmbedding/kOutput, producer)
   std::vector<uint32_t> param_gather_;
 };
 
@@ -347,9 +438,10 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   plan.micro_batches = s.micro_batches();
   auto sched = make_schedule(s.schedule.kind);
   const ScheduleShape shape{par.pp, plan.micro_batches, s.schedule.virtual_stages};
+  const PipelineLayout lay = sched->layout(shape);
   const StageOrders orders = sched->build(shape);
-  check_orders(orders, shape, sched->splits_backward());
-  ScheduleTiming timing = time_schedule(orders, shape, sched->splits_backward(),
+  check_orders(orders, lay, sched->splits_backward());
+  ScheduleTiming timing = time_schedule(orders, lay, sched->splits_backward(),
                                         sched->splits_backward() ? OpDurations{1, 1, 1, 0} : OpDurations{1, 2, 0, 0});
   plan.peak_in_flight = timing.peak_in_flight;
 
@@ -358,9 +450,8 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   GroupTable groups(plan.groups);
   const double e = dtype_size(s.model.dtype).value();
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
-  const LayerPartition layers(s.model.layers, par.pp * s.schedule.virtual_stages, par.stage_layers);
-  Context c{&s, &map, &costs, &groups, &orders, &layers, sched->splits_backward(), par.pp * s.schedule.virtual_stages,
-            0, 0, 0, 0};
+  const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers);
+  Context c{&s, &map, &costs, &groups, &orders, &lay, &layers, sched->splits_backward(), lay.pieces(), 0, 0, 0, 0};
   c.act_bytes = tokens * static_cast<double>(s.model.hidden) * e;
   c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);
   c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/core/assert.hpp"
 #include "sim/model/transformer.hpp"
 #include "sim/report/intervals.hpp"
 
@@ -117,6 +118,15 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     r.ranks.push_back(rr);
   }
   r.overlap_fraction = comm_total > Time::zero() ? comm_hidden / comm_total : 1.0;
+  // Folded rank r runs the program of r − j·fold_stride for the j (0 < j < fold) that has one.
+  r.executed_as.resize(static_cast<size_t>(plan.world));
+  for (int w = 0; w < plan.world; ++w) {
+    int e = w;
+    for (int j = 1; j < plan.fold && plan.program_of_rank[static_cast<size_t>(e)] < 0 && w - j * plan.fold_stride >= 0; ++j)
+      e = w - j * plan.fold_stride;
+    PLANSIM_ASSERT(plan.program_of_rank[static_cast<size_t>(e)] >= 0, "a folded rank without an executed sibling");
+    r.executed_as[static_cast<size_t>(w)] = static_cast<uint32_t>(e);
+  }
   std::vector<bool> seen(static_cast<size_t>(plan.stages), false);
   r.hbm_capacity = gpu.hbm_capacity;
   const Time window = flush_end(plan, exec);

@@ -82,7 +82,10 @@ struct Report {
   Bytes hbm_capacity;
   bool oom = false;
   std::vector<StageReport> stages;
-  std::vector<RankReport> ranks;
+  std::vector<RankReport> ranks;  // executed ranks, in rank order
+  // Per rank of the world: the executed rank whose program (and so whose figures) it shares: itself,
+  // or with TP folding (CompiledPlan::fold) the TP-rank-0 sibling that ran for its TP group.
+  std::vector<uint32_t> executed_as;
   uint64_t events = 0;
   uint64_t comm_calls = 0;
   std::string notes;  // e.g. what the run simplified

@@ -10,6 +10,8 @@ namespace plansim {
 
 std::unique_ptr<PipelineSchedule> make_schedule(const std::string& name);  // InternalError if unknown
 std::vector<std::string> schedule_names();
+// The layout (layout.hpp) of schedule `name` for `shape`.
+PipelineLayout schedule_layout(const std::string& name, const ScheduleShape& shape);
 
 // Factories, one per schedule file.
 std::unique_ptr<PipelineSchedule> make_gpipe();
@@ -17,5 +19,6 @@ std::unique_ptr<PipelineSchedule> make_one_f_one_b();
 std::unique_ptr<PipelineSchedule> make_interleaved();
 std::unique_ptr<PipelineSchedule> make_zb_h1();
 std::unique_ptr<PipelineSchedule> make_zb_h2();
+std::unique_ptr<PipelineSchedule> make_dualpipe();
 
 }  // namespace plansim

@@ -16,9 +16,9 @@ double ScheduleTiming::bubble_overhead(int s) const {
   return (makespan - busy[i]) / busy[i];
 }
 
-ScheduleTiming time_schedule(const StageOrders& orders, const ScheduleShape& sh, bool split, const OpDurations& d) {
-  const int p = sh.stages, v = sh.virtual_stages, m = sh.micro_batches;
-  const int nvs = p * v;
+ScheduleTiming time_schedule(const StageOrders& orders, const PipelineLayout& lay, bool split, const OpDurations& d) {
+  const int p = lay.stages(), m = lay.micro_batches();
+  const int nvs = lay.pieces();
   constexpr double kNotYet = std::numeric_limits<double>::infinity();
   auto key = [&](int mb, int vs) { return static_cast<size_t>(mb * nvs + vs); };
   std::vector<double> f_end(static_cast<size_t>(m * nvs), kNotYet), b_end = f_end;
@@ -34,23 +34,32 @@ ScheduleTiming time_schedule(const StageOrders& orders, const ScheduleShape& sh,
   std::vector<int> in_flight(static_cast<size_t>(p), 0);
   size_t left = 0;
   for (const auto& o : orders) left += o.size();
+  // When op can start (its inputs' readiness) and how long it takes.
+  auto ready_of = [&](int s, const SchedOp& op, double& dur) {
+    const int vs = lay.piece(s, op.chunk);
+    if (op.phase == Phase::F) {
+      dur = d.f;
+      return vs > 0 ? f_end[key(op.micro_batch, vs - 1)] + d.comm : 0.0;
+    }
+    if (op.phase == Phase::B) {
+      dur = op.with_weight ? d.b + d.w : d.b;
+      return vs == nvs - 1 ? f_end[key(op.micro_batch, vs)] : b_end[key(op.micro_batch, vs + 1)] + d.comm;
+    }
+    dur = d.w;
+    return b_end[key(op.micro_batch, vs)];
+  };
   while (left > 0) {
     bool progressed = false;
     for (int s = 0; s < p; ++s) {
       const auto su = static_cast<size_t>(s);
       while (pc[su] < orders[su].size()) {
         const SchedOp& op = orders[su][pc[su]];
-        const int vs = virtual_stage(s, op.chunk, p);
+        const size_t n = op.paired ? 2 : 1;  // a paired F and its B run as one unit
         double ready = 0, dur = 0;
-        if (op.phase == Phase::F) {
-          if (vs > 0) ready = f_end[key(op.micro_batch, vs - 1)] + d.comm;
-          dur = d.f;
-        } else if (op.phase == Phase::B) {
-          ready = vs == nvs - 1 ? f_end[key(op.micro_batch, vs)] : b_end[key(op.micro_batch, vs + 1)] + d.comm;
-          dur = d.b;
-        } else {
-          ready = b_end[key(op.micro_batch, vs)];
-          dur = d.w;
+        for (size_t k = 0; k < n; ++k) {
+          double one = 0;
+          ready = std::max(ready, ready_of(s, orders[su][pc[su] + k], one));
+          dur += one;
         }
         if (ready == kNotYet) break;
         const double start = std::max(ready, free_at[su]);
@@ -59,19 +68,23 @@ ScheduleTiming time_schedule(const StageOrders& orders, const ScheduleShape& sh,
         r.busy[su] += dur;
         r.first_start[su] = std::min(r.first_start[su], start);
         r.last_end[su] = std::max(r.last_end[su], end);
-        if (op.phase == Phase::F) {
-          f_end[key(op.micro_batch, vs)] = end;
-          r.peak_in_flight[su] = std::max(r.peak_in_flight[su], ++in_flight[su]);
-          r.peak_awaiting_b[su] = std::max(r.peak_awaiting_b[su], ++awaiting_b[su]);
-        } else if (op.phase == Phase::B) {
-          b_end[key(op.micro_batch, vs)] = end;
-          --awaiting_b[su];
-          if (!split) --in_flight[su];
-        } else {
-          --in_flight[su];
+        for (size_t k = 0; k < n; ++k) {
+          const SchedOp& o = orders[su][pc[su] + k];
+          const int vs = lay.piece(s, o.chunk);
+          if (o.phase == Phase::F) {
+            f_end[key(o.micro_batch, vs)] = end;
+            r.peak_in_flight[su] = std::max(r.peak_in_flight[su], ++in_flight[su]);
+            r.peak_awaiting_b[su] = std::max(r.peak_awaiting_b[su], ++awaiting_b[su]);
+          } else if (o.phase == Phase::B) {
+            b_end[key(o.micro_batch, vs)] = end;
+            --awaiting_b[su];
+            if (!split || o.with_weight) --in_flight[su];
+          } else {
+            --in_flight[su];
+          }
         }
-        ++pc[su];
-        --left;
+        pc[su] += n;
+        left -= n;
         progressed = true;
       }
     }

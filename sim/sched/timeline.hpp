@@ -1,8 +1,11 @@
 #pragma once
 // Times a schedule's orders with fixed op durations and a fixed stage-to-stage latency: the
-// closed-form reference for the schedules (and for tests of the full executor). Dependencies:
-// F(mb, vs) after F(mb, vs−1) + comm; B(mb, vs) after B(mb, vs+1) + comm (the last virtual stage's
-// B after its own F); W(mb, vs) after B(mb, vs); each stage runs its order sequentially.
+// closed-form reference for the schedules (and for tests of the full executor). With vs the piece
+// (virtual stage, layout.hpp) an op's chunk holds: F(mb, vs) after F(mb, vs−1) + comm; B(mb, vs)
+// after B(mb, vs+1) + comm (the last piece's B after its own F); W(mb, vs) after B(mb, vs); each
+// stage runs its order sequentially. A B `with_weight` takes b + w. A `paired` F and the B after it
+// run as one unit (DualPipe's overlapped F&B): it starts when both are ready, lasts f + b (compute
+// does not shrink; the overlap hides communication) and both end with it.
 #include <vector>
 
 #include "sim/sched/schedule.hpp"
@@ -27,7 +30,7 @@ struct ScheduleTiming {
   [[nodiscard]] double bubble_overhead(int stage) const;  // idle / busy
 };
 
-ScheduleTiming time_schedule(const StageOrders& orders, const ScheduleShape& shape, bool split_backward,
+ScheduleTiming time_schedule(const StageOrders& orders, const PipelineLayout& layout, bool split_backward,
                              const OpDurations& d);
 
 }  // namespace plansim

@@ -101,3 +101,36 @@ TEST_CASE("lint: thresholds are honoured", "[advise]") {
   // The bubble the rule measures is the simulated one: 16 stages × 4 micro-batches is near (p−1)/m = 3.75.
   CHECK(r.base.bubble_overhead > 3.0);
 }
+
+TEST_CASE("lint unbalanced-stages: the fix is a stage_layers partition, and a balanced one is silent", "[advise]") {
+  // The demo's 24 layers sit 6 per stage; Llama 3's vocabulary makes the last stage's logits worth
+  // about 6 layers. The rule reads the actual partition, proposes fewer layers for the logits stage,
+  // and the simulated fix beats both the base plan and halving the stages.
+  const LintResult r = lint("unbalanced-stages.yaml");
+  const MeasuredFinding* f = find_rule(r, "unbalanced-stages");
+  REQUIRE(f != nullptr);
+  REQUIRE(f->fix.size() == 1);
+  REQUIRE(f->fix[0].rfind("parallel.stage_layers=[", 0) == 0);
+  CHECK_THAT(f->where, Catch::Contains("stage 3") && Catch::Contains("logits") && Catch::Contains("[6,6,6,6]"));
+  check_fix("unbalanced-stages.yaml", *f, r);
+  LoadedScenario fixed = load_scenario(demo("unbalanced-stages.yaml"), f->fix);
+  const std::vector<int>& counts = fixed.scenario.parallel.stage_layers;
+  REQUIRE(counts.size() == 4);
+  CHECK(counts[3] < 6);                                             // the logits stage gives layers away
+  CHECK(*std::max_element(counts.begin(), counts.end()) > 6);       // to the others
+  const PointResult halved = run_point(demo("unbalanced-stages.yaml"), {}, {"parallel.pp=2", "parallel.dp=4"});
+  CHECK(f->fixed.tokens_per_s > halved.metrics.tokens_per_s);
+  // The fixed plan, re-linted, no longer has an unbalanced stage: the rule stays silent on a
+  // stage_layers plan that balances the logits stage.
+  LintOptions o;
+  o.jobs = 2;
+  o.sets = f->fix;
+  const LintResult again = run_lint(demo("unbalanced-stages.yaml"), o);
+  CHECK(find_rule(again, "unbalanced-stages") == nullptr);
+  // ... and fires again when explicit counts put the layers back on the logits stage.
+  o.sets = {"parallel.stage_layers=[5,5,5,9]"};
+  const LintResult worse = run_lint(demo("unbalanced-stages.yaml"), o);
+  const MeasuredFinding* w = find_rule(worse, "unbalanced-stages");
+  REQUIRE(w != nullptr);
+  CHECK_THAT(w->where, Catch::Contains("[5,5,5,9]") && !Catch::Contains("default"));
+}

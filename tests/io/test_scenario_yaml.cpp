@@ -78,3 +78,17 @@ TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
   CHECK_THAT(error_of(kBase, {"schedule.virtual_stages=2"}), Catch::Contains("needs kind: interleaved"));
   CHECK_THAT(error_of(kBase, {"training.recompute=some"}), Catch::Contains("must be one of none, selective, full"));
 }
+
+TEST_CASE("scenario: dualpipe needs even pp, an even m >= 2·pp and ZeRO <= 2", "[io][scenario][dualpipe]") {
+  std::string dual = kBase;
+  dual.replace(dual.find("kind: 1f1b"), 10, "kind: dualpipe");
+  CHECK(error_of(dual) == "<no error>");  // pp 2, m = 16 / (2·2) = 4 = 2·pp
+  CHECK(error_of(dual, {"training.global_batch=8"}) ==
+        "s.yaml:5:18: the dualpipe schedule needs an even number of micro-batches, at least 2·pp = 4 (half enter at "
+        "each end), got 2 = global_batch / (micro_batch·dp)");
+  CHECK_THAT(error_of(dual, {"training.global_batch=20"}), Catch::Contains("got 5 = global_batch"));
+  CHECK(error_of(dual, {"parallel.pp=1", "parallel.dp=4"}) ==
+        "s.yaml:5:18: the dualpipe schedule needs an even pp (stage s pairs with stage pp−1−s), got pp 1");
+  CHECK_THAT(error_of(dual, {"parallel.zero=3"}), Catch::Contains("modelled with zero 0, 1 or 2"));
+  CHECK_THAT(error_of(dual, {"schedule.virtual_stages=2"}), Catch::Contains("needs kind: interleaved"));
+}

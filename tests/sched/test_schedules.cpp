@@ -10,8 +10,8 @@ ScheduleTiming run(const std::string& name, int p, int m, int v, OpDurations d) 
   auto s = make_schedule(name);
   ScheduleShape sh{p, m, v};
   StageOrders o = s->build(sh);
-  check_orders(o, sh, s->splits_backward());
-  return time_schedule(o, sh, s->splits_backward(), d);
+  check_orders(o, s->layout(sh), s->splits_backward());
+  return time_schedule(o, s->layout(sh), s->splits_backward(), d);
 }
 }  // namespace
 
@@ -23,9 +23,10 @@ TEST_CASE("every schedule produces a complete, dependency-respecting order", "[s
         auto s = make_schedule(name);
         ScheduleShape sh{p, m, v};
         if (name == "interleaved" && m % p != 0) continue;
+        if (name == "dualpipe" && (p % 2 != 0 || m < 2 * p)) continue;  // the loader's conditions
         StageOrders o = s->build(sh);
-        CHECK_NOTHROW(check_orders(o, sh, s->splits_backward()));
-        CHECK_NOTHROW(time_schedule(o, sh, s->splits_backward(), OpDurations{1, 1, 1, 0.1}));
+        CHECK_NOTHROW(check_orders(o, s->layout(sh), s->splits_backward()));
+        CHECK_NOTHROW(time_schedule(o, s->layout(sh), s->splits_backward(), OpDurations{1, 1, 1, 0.1}));
       }
 }
 

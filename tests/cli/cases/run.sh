@@ -17,3 +17,9 @@ expect_exit 0 "$plansim" run "$sc/seed-dp-70b-ib.yaml" --allow-oom
 expect_stdout '"iteration_time_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"exposed_comm_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"traceEvents"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --trace -
+# DualPipe: the shipped scenario runs (p + 1 = 9 chunks in flight); a seed pipeline with too few
+# micro-batches is refused with the reason.
+expect_stdout "activations [0-9.]+ GB \(9 in flight\)" "$plansim" run "$sc/dualpipe-moe-64-h100.yaml"
+expect_exit 2 "$plansim" run "$sc/seed-pipeline-16x4.yaml" --set schedule.kind=dualpipe
+expect_stderr "the dualpipe schedule needs an even number of micro-batches, at least 2·pp = 32" \
+  "$plansim" run "$sc/seed-pipeline-16x4.yaml" --set schedule.kind=dualpipe
