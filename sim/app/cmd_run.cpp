@@ -1,4 +1,4 @@
-// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE] [--allow-oom]`:
+// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE] [--allow-oom] [--no-symmetry]`:
 // simulate one training iteration of a scenario and report it.
 #include <spdlog/spdlog.h>
 
@@ -17,6 +17,7 @@ struct RunOptions {
   std::string json;
   std::string trace;
   bool allow_oom = false;
+  bool no_symmetry = false;
 };
 
 }  // namespace
@@ -29,9 +30,11 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
   sub->add_flag("--allow-oom", opt->allow_oom, "exit 0 even when the plan does not fit in GPU memory");
+  sub->add_flag("--no-symmetry", opt->no_symmetry,
+                "execute every rank (no TP folding, no TP-collective memo): slower, the reference for both");
   return {sub, [opt] {
             LoadedScenario s = load_scenario(opt->file, opt->sets);
-            PlanRun run = simulate_plan(s.scenario, s.topology);
+            PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry});
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
                          run.exec.events);
             if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));

@@ -29,12 +29,13 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string how = run.plan.fold > 1
                         ? fmt::format("TP folded: {} of {} ranks executed, their non-TP transfers replayed for the {} TP "
-                                      "siblings", run.plan.programs.size(), run.plan.world, run.plan.fold)
+                                      "siblings (assumed in lockstep; --no-symmetry runs them all)", run.plan.programs.size(), run.plan.world, run.plan.fold)
                         : fmt::format("every rank executed ({} ranks)", run.plan.world);
   if (s.parallel.tp > 1)
     how += memo ? fmt::format("; TP collectives memoised ({} distinct, {} reused: TP links carry no other traffic)",
                             memo_comm.misses(), memo_comm.hits())
-                : "; TP collectives on the flow network (their links carry other traffic too)";
+                : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
+                                   : "; TP collectives on the flow network (--no-symmetry)";
   run.report.notes = fmt::format("{}; {} events, {} transfers", how, run.exec.events, run.exec.comm_calls);
   return run;
 }

@@ -17,8 +17,8 @@ struct PlanRun {
 };
 
 struct SimulateOptions {
-  // Use the exact shortcuts of plan/symmetry.hpp (TP folding; TP memoisation when TP links are
-  // private). The report's notes say which were used.
+  // Use the shortcuts of plan/symmetry.hpp (TP folding, an approximation; TP memoisation when TP
+  // links are private, exact). The report's notes say which were used.
   bool symmetry = true;
 };
 
