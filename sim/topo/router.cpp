@@ -1,6 +1,7 @@
 #include "sim/topo/router.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 
@@ -93,6 +94,48 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
       fab_out_[out_fill[fi(l.src)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.dst))};
       fab_in_[in_fill[fi(l.dst)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.src))};
     }
+  index_destinations();
+}
+
+void Router::index_destinations() {
+  dest_index_.assign(nodes_.size(), -1);
+  height_.assign(fabric_node_.size(), -1);
+  // Each switch's ports (island nodes it has a cable to), in link-id order, each once.
+  std::vector<std::vector<uint32_t>> ports_of(fabric_node_.size());
+  for (const Link& l : links_) {
+    if (!is_fabric(l.src) || is_fabric(l.dst) || !is_port_[l.dst.index()]) continue;
+    auto& v = ports_of[static_cast<size_t>(fabric_index_[l.src.index()])];
+    if (std::find(v.begin(), v.end(), l.dst.value) == v.end()) v.push_back(l.dst.value);
+  }
+  size_t per_leaf = 0;
+  for (const auto& v : ports_of) per_leaf = std::max(per_leaf, v.size());
+  std::vector<uint32_t> queue;
+  int64_t leaf = 0;
+  for (size_t f = 0; f < ports_of.size(); ++f) {
+    if (ports_of[f].empty()) continue;
+    height_[f] = 1;
+    queue.push_back(static_cast<uint32_t>(f));
+    for (size_t i = 0; i < ports_of[f].size(); ++i) {
+      const uint32_t p = ports_of[f][i];
+      if (dest_index_[p] >= 0) continue;  // a port cabled to two switches: indexed at the first
+      bool infiniband = false;
+      for (LinkId l : in_[p])
+        if (links_[l.index()].src.value == fabric_node_[f]) infiniband = links_[l.index()].kind == LinkKind::infiniband;
+      if (infiniband) dest_index_[p] = static_cast<int64_t>(i) + static_cast<int64_t>(per_leaf) * leaf;
+    }
+    ++leaf;
+  }
+  // Heights: BFS over fabric links in both directions from the switches next to ports.
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t f = queue[head];
+    auto visit = [&](uint32_t g) {
+      if (height_[g] >= 0) return;
+      height_[g] = height_[f] + 1;
+      queue.push_back(g);
+    };
+    for (uint32_t i = fab_out_start_[f]; i < fab_out_start_[f + 1]; ++i) visit(fab_out_[i].other);
+    for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) visit(fab_in_[i].other);
+  }
 }
 
 
@@ -232,8 +275,36 @@ bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& pa
   return true;
 }
 
+size_t Router::next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const {
+  const size_t h = hop++;
+  const size_t count = cand_.size();
+  if (dest < 0) return ecmp(key, h, count);
+  const auto k = static_cast<int64_t>(count);
+  const bool one_switch = std::all_of(cand_.begin(), cand_.end(), [&](uint32_t c) { return c == cand_.front(); });
+  if (to_height > from_height) {  // up: the next digit of the destination index
+    const int64_t x = (dest / s.w) % k;
+    s.w *= k;
+    // Which of the cables to its switch the choice is (0 for the first), for the mirrored way down.
+    const auto xi = static_cast<size_t>(x);
+    const auto rank = std::count(cand_.begin(), cand_.begin() + static_cast<std::ptrdiff_t>(xi), cand_[xi]);
+    if (s.depth < s.cable.size()) s.cable[s.depth++] = static_cast<int64_t>(rank);
+    return xi;
+  }
+  if (to_height < from_height) {
+    const int64_t cable = s.depth > 0 ? s.cable[--s.depth] : dest;
+    if (one_switch) return static_cast<size_t>(cable % k);  // parallel cables down: mirror the way up
+  }
+  const int64_t x = (dest / s.w) % k;  // several switches down, or sideways: the next digit
+  s.w *= k;
+  return static_cast<size_t>(x);
+}
+
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
   const std::vector<int32_t>& table = fabric_table(pb);
+  const int64_t dest = dest_index_[pb.index()];
+  UpChoices st;
+  cand_.clear();
+  auto height_of = [&](NodeId n) { return is_fabric(n) ? height_[static_cast<size_t>(fabric_index_[n.index()])] : 0; };
   size_t hop = hop0;
   uint32_t cur;  // fabric index
   if (!is_fabric(pa)) {
@@ -251,7 +322,11 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
       if (d == best) ++count;
     }
     if (count == 0) return false;
-    size_t pick = ecmp(key, hop++, count);
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      if (f >= 0 && table[static_cast<size_t>(f)] == best) cand_.push_back(static_cast<uint32_t>(f));
+    }
+    size_t pick = next_hop(dest, st, key, hop, 0, height_[cand_.front()]);
     LinkId chosen;
     for (LinkId l : out_[pa.index()]) {
       const int32_t f = fabric_index_[links_[l.index()].dst.index()];
@@ -271,20 +346,22 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
     if (d == 0) {
       const NodeId at(fabric_node_[cur]);
       if (at == pb) return true;
-      size_t count = 0;  // the cable(s) from this switch into pb
-      for (LinkId l : out_[at.index()]) count += links_[l.index()].dst == pb ? 1u : 0u;
-      if (count == 0) return false;
-      size_t pick = ecmp(key, hop++, count);
+      cand_.clear();  // the cable(s) from this switch into pb
+      for (LinkId l : out_[at.index()])
+        if (links_[l.index()].dst == pb) cand_.push_back(pb.value);
+      if (cand_.empty()) return false;
+      size_t pick = next_hop(dest, st, key, hop, height_[cur], height_of(pb));
       for (LinkId l : out_[at.index()])
         if (links_[l.index()].dst == pb && pick-- == 0) {
           path.push_back(l);
           return true;
         }
     }
-    size_t count = 0;
-    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i) count += table[fab_out_[i].other] == d - 1 ? 1u : 0u;
-    if (count == 0) return false;
-    size_t pick = ecmp(key, hop++, count);
+    cand_.clear();
+    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
+      if (table[fab_out_[i].other] == d - 1) cand_.push_back(fab_out_[i].other);
+    if (cand_.empty()) return false;
+    size_t pick = next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()]);
     for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
       if (table[fab_out_[i].other] == d - 1 && pick-- == 0) {
         path.push_back(LinkId(fab_out_[i].link));

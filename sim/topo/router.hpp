@@ -10,9 +10,16 @@
 // entry port -> destination. Fabric distances are BFS tables per *destination attachment* (the set of
 // switches that feed the destination port, e.g. its leaf), built lazily and shared by every port on the
 // same leaf: a 16k-GPU fat-tree needs one table per leaf, each the size of the switch set.
-// Among equal-cost next hops the choice is a hash of (source, destination, hop), like ECMP; the segments
-// inside the end islands (GPU <-> NIC) hash their own endpoints, so they are cached per (GPU, NIC).
+// Among equal-cost next hops of an Ethernet fabric the choice is a hash of (source, destination, hop),
+// like ECMP. An InfiniBand fabric routes by destination only, as the subnet manager's forwarding tables
+// do (OpenSM fat-tree / D-mod-K routing): the destination port gets an index d = its position among its
+// leaf's ports + ports-per-leaf x the leaf's index; each upward hop takes equal-cost up-link
+// (d / w) mod k (w = the product of the up-link counts below), and each downward hop over parallel cables
+// takes the cable of the same index as the mirrored upward hop. Destinations of one leaf thus reach it
+// over distinct up-links and cables, so a permutation (a ring across servers) meets no hash collisions.
+// The segments inside the end islands (GPU <-> NIC) hash their own endpoints, cached per (GPU, NIC).
 // Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -48,6 +55,19 @@ class Router {
   // The island-internal path a -> b (e.g. GPU -> its NIC), cached: its ECMP choices hash (a, b) only.
   bool island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const;
   bool fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const;
+  // A destination-routed route's up-link choices: per upward hop, which of the cables to the chosen
+  // switch it took, so the mirrored downward hop over parallel cables takes the same one.
+  struct UpChoices {
+    std::array<int64_t, 16> cable{};
+    size_t depth = 0;
+    int64_t w = 1;  // product of the up-link counts so far (the D-mod-K digit weight)
+  };
+  // Index into cand_ (the equal-cost next switches / cables, in link order) of the hop to take:
+  // ECMP hash when dest < 0, else destination routing (see the file comment).
+  size_t next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const;
+  // Destination index of every port an InfiniBand link joins to the fabric (-1: hash-routed), and each
+  // fabric switch's height (1 = next to a port, +1 per tier above), for destination routing.
+  void index_destinations();
   [[nodiscard]] bool is_fabric(NodeId n) const { return island_[n.index()] < 0; }
 
   std::span<const Node> nodes_;
@@ -65,6 +85,8 @@ class Router {
   std::vector<uint32_t> fabric_node_;  // fabric index -> node index
   std::vector<uint32_t> fab_out_start_, fab_in_start_;
   std::vector<FabricArc> fab_out_, fab_in_;
+  std::vector<int64_t> dest_index_;   // per node: D-mod-K destination index, -1 = ECMP hash
+  std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;
   bool hierarchical_ = true;
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
@@ -77,6 +99,7 @@ class Router {
   mutable std::vector<int32_t> dist_;
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> queue_;
+  mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
 };
 
 }  // namespace plansim::detail

@@ -4,7 +4,9 @@
 #include <ctime>
 #include <map>
 #include <random>
+#include <set>
 
+#include "sim/io/topology_loader.hpp"
 #include "tests/topo/topo_test_util.hpp"
 
 using namespace plansim;
@@ -86,9 +88,57 @@ TEST_CASE("router: ECMP spreads pairs over spines and cores, deterministically",
     for (const auto& n : route_names(t, GpuId::from(a), GpuId::from(512 + a)))
       if (n.rfind("core", 0) == 0) ++core_use[n];
   CHECK(core_use.size() >= 48);
+  // Ethernet fabrics hash each (source, destination) pair instead (ECMP): one destination's routes
+  // from different sources spread over several spines.
+  ClusterSpec eth = h100_fat_tree3(80);
+  eth.node.nics.kind = LinkKind::ethernet;
+  Topology te = build_cluster(eth);
+  std::set<std::string> spines_to_one;
+  for (int a = 0; a < 32; ++a)
+    for (const auto& n : route_names(te, GpuId::from(a), GpuId::from(40)))
+      if (n.rfind("spine", 0) == 0) spines_to_one.insert(n);
+  CHECK(spines_to_one.size() >= 8);
   // Same answer from an identically built topology (no pointer-order dependence).
   Topology t2 = build_cluster(h100_fat_tree3(80));
   for (int a = 0; a < 64; a += 7) CHECK(route_names(t, GpuId::from(a), GpuId::from(600)) == route_names(t2, GpuId::from(a), GpuId::from(600)));
+}
+
+namespace {
+// The most routes of `pairs` that cross one fabric link (switch <-> switch or NIC <-> switch).
+int max_fabric_load(const Topology& t, const std::vector<std::pair<GpuId, GpuId>>& pairs) {
+  std::map<uint32_t, int> load;
+  int most = 0;
+  for (auto [a, b] : pairs)
+    for (LinkId l : t.route(a, b))
+      if (t.link(l).kind == LinkKind::infiniband || t.link(l).kind == LinkKind::ethernet)
+        most = std::max(most, ++load[l.value]);
+  return most;
+}
+}  // namespace
+
+TEST_CASE("router: InfiniBand routes by destination, so a permutation meets no collisions", "[topo][route]") {
+  // The DP ring of TP=4 on DGX A100 (GPUs 0 and 4 of each server): each server's ring leaves through
+  // one rail and enters the next server on the other, so every hop crosses the spines. The subnet
+  // manager's destination routing (D-mod-K) gives the 16 destinations of one leaf 16 distinct up-links
+  // and spine-to-leaf cables: no link carries two hops (ECMP hashing put up to 4 on one).
+  Topology t = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/dgx-a100.yaml", 16);
+  std::vector<std::pair<GpuId, GpuId>> ring;
+  for (int k = 0; k < 16; ++k) {
+    ring.emplace_back(gpu(k, 4), gpu((k + 1) % 16, 0));
+    ring.emplace_back(gpu(k, 0), gpu((k + 1) % 16, 4));
+  }
+  CHECK(max_fabric_load(t, ring) == 1);
+  // A fat-tree leaf's 32 NICs to the next leaf's 32 (a shift): each of the 32 spines once up, once down.
+  Topology f = build_cluster(h100_fat_tree3(80));
+  std::vector<std::pair<GpuId, GpuId>> shift;
+  for (int a = 0; a < 32; ++a) shift.emplace_back(GpuId::from(a), GpuId::from(32 + (a + 5) % 32));
+  CHECK(max_fabric_load(f, shift) == 1);
+  // Deterministic and independent of the source: two sources to one GPU share the way down.
+  auto down = [&](GpuId a) {
+    auto r = route_names(f, a, GpuId::from(600));
+    return std::vector<std::string>(r.end() - 5, r.end());
+  };
+  CHECK(down(GpuId::from(0)) == down(GpuId::from(17)));
 }
 
 TEST_CASE("router: P2P off sends peer traffic through the CPU", "[topo][route]") {
