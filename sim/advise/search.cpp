@@ -52,7 +52,8 @@ double estimate_memory_gib(const Scenario& s) {
   // min(m·v, pp·v + pp − 1); zero-bubble / DualPipe: full and weight-gradient shares, holding.hpp).
   const auto sched = make_schedule(s.schedule.kind);
   const StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
-  const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, stage_holdings(orders, sched->splits_backward())[0]));
+  const StageHolding held = stage_holdings(orders, sched->splits_backward())[0];
+  const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, held));
   return mem.total().value() / kGiB;
 }
 

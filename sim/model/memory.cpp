@@ -30,7 +30,8 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
 }
 
 Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p) {
-  const double sbh = static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch) * static_cast<double>(m.hidden);
+  const double sbh =
+      static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch) * static_cast<double>(m.hidden);
   const double t = p.tp;
   if (p.sequence_parallel) return Bytes(sbh / t * 32);
   // Replicated under TP: QKV and MLP-up inputs (LN outputs, 2 + 2), projection and MLP-down output
@@ -104,8 +105,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute);
   const Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
   const HeldChunks peak = activation_peak_state(s, in.held);
-  out.activations = (per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w)) *
-                    static_cast<double>(in.layers_per_chunk);
+  const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);
+  out.activations = chunk * static_cast<double>(in.layers_per_chunk);
   // Temporary: fp32 logits and their gradient on the stage with the output layer; one gradient
   // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;

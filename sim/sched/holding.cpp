@@ -34,7 +34,8 @@ double StageHolding::peak(double full, double after_b) const {
 void StageHolding::add(HeldChunks h) {
   for (const HeldChunks& k : frontier)
     if (k.awaiting_b >= h.awaiting_b && k.awaiting_w >= h.awaiting_w) return;
-  std::erase_if(frontier, [&](const HeldChunks& k) { return h.awaiting_b >= k.awaiting_b && h.awaiting_w >= k.awaiting_w; });
+  std::erase_if(frontier,
+                [&](const HeldChunks& k) { return h.awaiting_b >= k.awaiting_b && h.awaiting_w >= k.awaiting_w; });
   frontier.insert(std::find_if(frontier.begin(), frontier.end(),
                                [&](const HeldChunks& k) { return k.awaiting_b < h.awaiting_b; }),
                   h);

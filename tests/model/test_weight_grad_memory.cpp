@@ -44,7 +44,8 @@ TEST_CASE("M_W of a plain GPT layer: the weight GEMMs' inputs and output gradien
   // M_B under full recompute (32 vs 2), where B re-creates what W reads.
   for (Recompute r : {Recompute::none, Recompute::selective})
     CHECK(weight_grad_bytes_per_layer(m, 2, none) < activation_bytes_per_layer(m, 2, none, r));
-  CHECK(weight_grad_bytes_per_layer(m, 2, none).value() == 16 * activation_bytes_per_layer(m, 2, none, Recompute::full).value());
+  CHECK(weight_grad_bytes_per_layer(m, 2, none).value() ==
+        16 * activation_bytes_per_layer(m, 2, none, Recompute::full).value());
 }
 
 TEST_CASE("ZB-H1 activations: stage 0 equals 1F1B's p·M_B, stage s (p − s)·M_B + s·M_W", "[model]") {

@@ -96,7 +96,8 @@ TEST_CASE("ZB-H1 idles Table 2's (p−1)(F+B−W) per stage", "[sched]") {
     for (auto [p, m] : {std::pair{4, 8}, std::pair{4, 16}, std::pair{8, 16}, std::pair{8, 32}}) {
       ScheduleTiming zb = run("zb-h1", p, m, 1, d);
       INFO("p=" << p << " m=" << m << " f=" << d.f << " b=" << d.b << " w=" << d.w);
-      for (int s = 0; s < p; ++s) CHECK(zb.makespan - zb.busy[static_cast<size_t>(s)] == Approx((p - 1) * (d.f + d.b - d.w)));
+      for (int s = 0; s < p; ++s)
+        CHECK(zb.makespan - zb.busy[static_cast<size_t>(s)] == Approx((p - 1) * (d.f + d.b - d.w)));
     }
 }
 
