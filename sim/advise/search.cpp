@@ -14,6 +14,8 @@
 #include "sim/io/scenario_loader.hpp"
 #include "sim/model/memory.hpp"
 #include "sim/report/simulate_plan.hpp"
+#include "sim/sched/holding.hpp"
+#include "sim/sched/registry.hpp"
 
 namespace plansim::advise {
 
@@ -46,14 +48,12 @@ std::vector<std::string> sets_of(const Scenario& s) {
 }  // namespace
 
 double estimate_memory_gib(const Scenario& s) {
-  const int pp = s.parallel.pp;
-  const int v = s.schedule.virtual_stages;
-  const int m = s.micro_batches();
-  int in_flight = std::min(pp, m);
-  if (s.schedule.kind == "gpipe") in_flight = m;
-  if (s.schedule.kind == "interleaved") in_flight = std::min(m * v, pp * v + pp - 1);
-  if (s.schedule.kind == "dualpipe") in_flight = pp + 1;  // DeepSeek-V3 Table 2 (m >= 2·pp)
-  const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, in_flight));
+  // Stage 0's activations as its schedule order keeps them (1F1B: min(pp, m) chunks; interleaved:
+  // min(m·v, pp·v + pp − 1); zero-bubble / DualPipe: full and weight-gradient shares, holding.hpp).
+  const auto sched = make_schedule(s.schedule.kind);
+  const StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
+  const StageHolding held = stage_holdings(orders, sched->splits_backward())[0];
+  const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, held));
   return mem.total().value() / kGiB;
 }
 

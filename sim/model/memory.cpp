@@ -29,6 +29,22 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
   return Bytes(sbh * (10 + 24 / t + keep_attn * attn / t));
 }
 
+Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p) {
+  const double sbh =
+      static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch) * static_cast<double>(m.hidden);
+  const double t = p.tp;
+  if (p.sequence_parallel) return Bytes(sbh / t * 32);
+  // Replicated under TP: QKV and MLP-up inputs (LN outputs, 2 + 2), projection and MLP-down output
+  // gradients (2 + 2). Split: projection input 2, MLP-down input 8, QKV output gradient 6, MLP-up 8.
+  return Bytes(sbh * (8 + 24 / t));
+}
+
+HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held) {
+  const TrainingSpec& t = s.training;
+  return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute).value(),
+                         weight_grad_bytes_per_layer(s.model, t.micro_batch, s.parallel).value());
+}
+
 StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count) {
   return stage_parameters(s, first_layer, layer_count, stage == 0, stage == s.parallel.pp - 1);
 }
@@ -55,11 +71,11 @@ StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count
   return out;
 }
 
-StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight) {
+StageMemoryInput stage_memory_input(const Scenario& s, int stage, const StageHolding& held) {
   const PipelineLayout lay =
       schedule_layout(s.schedule.kind, {s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
   const LayerPartition part(s.model.layers, lay.pieces(), s.parallel.stage_layers);
-  StageMemoryInput in{stage, 0, 0, peak_in_flight, part.first(lay.piece(stage, 0))};
+  StageMemoryInput in{stage, 0, 0, held, part.first(lay.piece(stage, 0))};
   for (int chunk = 0; chunk < lay.chunks(); ++chunk) {
     const int n = part.count(lay.piece(stage, chunk));
     in.layers_on_stage += n;
@@ -87,7 +103,10 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   out.gradients = dense.gradients + expert.gradients;
   out.optimizer = dense.optimizer + expert.optimizer;
   const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute);
-  out.activations = per_layer * static_cast<double>(in.peak_in_flight) * static_cast<double>(in.layers_per_chunk);
+  const Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
+  const HeldChunks peak = activation_peak_state(s, in.held);
+  const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);
+  out.activations = chunk * static_cast<double>(in.layers_per_chunk);
   // Temporary: fp32 logits and their gradient on the stage with the output layer; one gradient
   // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;

@@ -14,9 +14,27 @@
 //   selective recompute drops the 5·a·s/h term (attention scores are recomputed);
 //   full recompute keeps only each layer's input, 2·s·b·h (/t with SP).
 // With CP each rank holds s/cp of the sequence (the a·s² term becomes a·s·s/cp).
-// The constants are GPT's (4h MLP, MHA); they are applied unchanged to GQA/gated models.
+// The constants are GPT's (4h MLP, MHA); they are applied unchanged to GQA/gated models and to MoE
+// layers (the experts count as one 4h MLP per token).
+//
+// Schedules that split backward (zero-bubble, DualPipe): after its input-gradient pass B a
+// micro-batch's chunk keeps only what its weight-gradient pass W reads, M_W, until W (Qi et al.
+// 2024, "Zero Bubble Pipeline Parallelism", Sec. 2.3 and Table 1: M_B = sb(34h + 5as), M_W = 32sbh).
+// Derived from the same tensor list: each weight GEMM's W needs its input and its output gradient.
+//   inputs kept from the forward:   QKV (LN1 output) 2sbh, attention projection (context) 2sbh,
+//                                   MLP up (LN2 output) 2sbh, MLP down (GeLU output) 8sbh  = 14sbh
+//   output gradients B produced:    QKV 3·2sbh, projection 2sbh, MLP up 8sbh, MLP down 2sbh = 18sbh
+//   no TP: 32·s·b·h; TP: s·b·h·(8 + 24/t) (LN outputs and the row-parallel outputs' gradients are
+//   replicated, the rest split); TP + SP: 32·s·b·h/t (stored sharded, as Korthikanti stores the LN
+//   outputs; the all-gathers W would repeat are not simulated). No recompute mode changes it: none
+//   of these is an attention-score term, and under full recompute B re-creates them and they stay
+//   until W (so M_W > M_B there: deferring W costs memory). MoE: the experts' GEMMs take the MLP's
+//   terms, as above; the router's output gradient (s·b·experts) is left out.
+//   A stage's activations = layers per chunk × max over its states of
+//     (chunks awaiting B) · M_B + (chunks awaiting W) · M_W      (sched/holding.hpp)
 #include "sim/core/units.hpp"
 #include "sim/plan/scenario.hpp"
+#include "sim/sched/holding.hpp"
 
 namespace plansim {
 
@@ -33,15 +51,20 @@ struct MemoryBreakdown {
 // Model states of `params` parameters on one rank of a DP group of `dp` ranks at ZeRO stage `zero`.
 MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zero, int dp);
 
-// Korthikanti activation bytes for one layer and one micro-batch on one rank.
+// Korthikanti activation bytes for one layer and one micro-batch on one rank (M_B).
 Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r);
+// What one layer of one micro-batch still holds between its B and its W on one rank (M_W, above).
+Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p);
+
+// The state of `held` at which a stage's activations peak under the scenario's M_B and M_W.
+HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held);
 
 // Full per-rank memory of pipeline stage `stage`.
 struct StageMemoryInput {
   int stage = 0;
   int layers_on_stage = 0;   // over all chunks
   int layers_per_chunk = 0;
-  int peak_in_flight = 0;    // (micro-batch, chunk) activations held at once (from the schedule)
+  StageHolding held;         // (micro-batch, chunk) activations held at once (from the schedule's order)
   int first_layer = -1;      // the stage's first chunk's first layer; -1 = stage · layers_per_chunk
   int has_embedding = -1;    // 1/0: the stage holds the embedding / output layer; -1: stage 0 / stage pp−1
   int has_output = -1;
@@ -52,7 +75,7 @@ struct StageMemoryInput {
 // (plan/layer_partition.hpp): layers_per_chunk is the stage's largest chunk (what bounds its
 // activations per micro-batch). DualPipe: the stage holds pieces s and p−1−s (parameters 2x), the
 // end stages both the embedding and the output layer, and ZeRO shards over the mirror pair's DP ranks.
-StageMemoryInput stage_memory_input(const Scenario& s, int stage, int peak_in_flight);
+StageMemoryInput stage_memory_input(const Scenario& s, int stage, const StageHolding& held);
 MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);
 
 // Parameters held by one rank of pipeline stage `stage` before ZeRO sharding (dense / expert).

@@ -443,7 +443,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   check_orders(orders, lay, sched->splits_backward());
   ScheduleTiming timing = time_schedule(orders, lay, sched->splits_backward(),
                                         sched->splits_backward() ? OpDurations{1, 1, 1, 0} : OpDurations{1, 2, 0, 0});
-  plan.peak_in_flight = timing.peak_in_flight;
+  plan.held = timing.held;
 
   RankMapping map(par);
   CostTable costs(s, plan.costs);

@@ -14,6 +14,7 @@
 
 #include "sim/model/transformer.hpp"
 #include "sim/plan/scenario.hpp"
+#include "sim/sched/holding.hpp"
 #include "sim/sched/schedule.hpp"
 
 namespace plansim {
@@ -69,7 +70,7 @@ struct CompiledPlan {
   std::vector<ComputeCost> costs;
   std::vector<Program> programs;  // rank order; rank r runs on GPU r
   std::vector<int32_t> program_of_rank;  // index into programs, -1 for a folded rank
-  std::vector<int> peak_in_flight;  // per stage, from the schedule's order
+  std::vector<StageHolding> held;  // per stage: the activations its schedule order keeps (sched/holding.hpp)
   // TP folding (CompileOptions::fold_tp): only ranks with TP coordinate 0 have programs; rank
   // r + j·fold_stride (j < fold) runs the same program as r. A back end replays every non-TP
   // transfer of r for each such sibling; TP collectives already name all members.

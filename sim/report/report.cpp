@@ -81,8 +81,11 @@ StageReport stage_report(const Scenario& s, const CompiledPlan& plan, const Exec
   const Time idle = window - total_length(merge_intervals(std::move(covered)));
   st.bubble_fraction = idle / iteration;
   st.bubble_overhead = busy > Time::zero() ? idle / busy : 0;
-  st.peak_in_flight = plan.peak_in_flight[static_cast<size_t>(p.stage)];
-  st.memory = stage_memory(s, stage_memory_input(s, p.stage, st.peak_in_flight));
+  const StageHolding& held = plan.held[static_cast<size_t>(p.stage)];
+  st.peak_in_flight = held.peak_chunks();
+  st.peak_awaiting_b = held.peak_awaiting_b();
+  st.activation_peak = activation_peak_state(s, held);
+  st.memory = stage_memory(s, stage_memory_input(s, p.stage, held));
   return st;
 }
 

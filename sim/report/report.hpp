@@ -31,7 +31,13 @@ struct StageReport {
   Time compute_busy;
   Time flush_window;
   MemoryBreakdown memory;
+  // (micro-batch, chunk) pairs holding any activations at once: F start to the end of the backward
+  // that computes the weight gradient (B, or W when the schedule splits backward).
   int peak_in_flight = 0;
+  int peak_awaiting_b = 0;  // pairs holding their full activations at once: F start to B end
+  // The state at the activation peak: pairs with full activations and pairs with only the
+  // weight-gradient share (model/memory.hpp); activations = layers per chunk × its weighted sum.
+  HeldChunks activation_peak;
   bool oom = false;
 };
 

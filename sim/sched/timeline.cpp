@@ -26,12 +26,8 @@ ScheduleTiming time_schedule(const StageOrders& orders, const PipelineLayout& la
   r.busy.assign(static_cast<size_t>(p), 0);
   r.first_start.assign(static_cast<size_t>(p), kNotYet);
   r.last_end.assign(static_cast<size_t>(p), 0);
-  r.peak_in_flight.assign(static_cast<size_t>(p), 0);
-  r.peak_awaiting_b.assign(static_cast<size_t>(p), 0);
-  std::vector<int> awaiting_b(static_cast<size_t>(p), 0);
   std::vector<size_t> pc(static_cast<size_t>(p), 0);
   std::vector<double> free_at(static_cast<size_t>(p), 0);
-  std::vector<int> in_flight(static_cast<size_t>(p), 0);
   size_t left = 0;
   for (const auto& o : orders) left += o.size();
   // When op can start (its inputs' readiness) and how long it takes.
@@ -71,17 +67,8 @@ ScheduleTiming time_schedule(const StageOrders& orders, const PipelineLayout& la
         for (size_t k = 0; k < n; ++k) {
           const SchedOp& o = orders[su][pc[su] + k];
           const int vs = lay.piece(s, o.chunk);
-          if (o.phase == Phase::F) {
-            f_end[key(o.micro_batch, vs)] = end;
-            r.peak_in_flight[su] = std::max(r.peak_in_flight[su], ++in_flight[su]);
-            r.peak_awaiting_b[su] = std::max(r.peak_awaiting_b[su], ++awaiting_b[su]);
-          } else if (o.phase == Phase::B) {
-            b_end[key(o.micro_batch, vs)] = end;
-            --awaiting_b[su];
-            if (!split || o.with_weight) --in_flight[su];
-          } else {
-            --in_flight[su];
-          }
+          if (o.phase == Phase::F) f_end[key(o.micro_batch, vs)] = end;
+          if (o.phase == Phase::B) b_end[key(o.micro_batch, vs)] = end;
         }
         pc[su] += n;
         left -= n;
@@ -91,6 +78,11 @@ ScheduleTiming time_schedule(const StageOrders& orders, const PipelineLayout& la
     PLANSIM_ASSERT(progressed, "schedule deadlocks: an op waits for one that can never run");
   }
   r.makespan = *std::max_element(r.last_end.begin(), r.last_end.end());
+  r.held = stage_holdings(orders, split);
+  for (const StageHolding& h : r.held) {
+    r.peak_in_flight.push_back(h.peak_chunks());
+    r.peak_awaiting_b.push_back(h.peak_awaiting_b());
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@
 // does not shrink; the overlap hides communication) and both end with it.
 #include <vector>
 
+#include "sim/sched/holding.hpp"
 #include "sim/sched/schedule.hpp"
 
 namespace plansim {
@@ -24,8 +25,9 @@ struct ScheduleTiming {
   std::vector<double> busy;       // per stage
   std::vector<double> first_start;  // per stage
   std::vector<double> last_end;     // per stage
-  std::vector<int> peak_in_flight;  // per stage: max (mb, chunk) pairs between F start and last backward end
-  std::vector<int> peak_awaiting_b; // per stage: max (mb, chunk) pairs between F start and B end
+  std::vector<StageHolding> held;    // per stage: what its order keeps alive (holding.hpp)
+  std::vector<int> peak_in_flight;   // per stage: max (mb, chunk) pairs between F start and last backward end
+  std::vector<int> peak_awaiting_b;  // per stage: max (mb, chunk) pairs between F start and B end
   [[nodiscard]] double bubble_fraction(int stage) const;  // idle / makespan
   [[nodiscard]] double bubble_overhead(int stage) const;  // idle / busy
 };

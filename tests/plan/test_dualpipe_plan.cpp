@@ -103,20 +103,20 @@ TEST_CASE("dualpipe memory: parameters of two chunks (2x), PP+1 chunk activation
     for (int st = 0; st < 4; ++st) {
       // Stage st of DualPipe holds what 1F1B's stages st and 3 − st hold; ZeRO shards the model states
       // over the 2·dp ranks holding them, so sharded states stay at 1F1B's per-rank size.
-      const MemoryBreakdown a = stage_memory(one, stage_memory_input(one, st, 1));
-      const MemoryBreakdown b = stage_memory(one, stage_memory_input(one, 3 - st, 1));
-      const MemoryBreakdown d = stage_memory(two, stage_memory_input(two, st, p.peak_in_flight[static_cast<size_t>(st)]));
+      const MemoryBreakdown a = stage_memory(one, stage_memory_input(one, st, StageHolding::full(1)));
+      const MemoryBreakdown b = stage_memory(one, stage_memory_input(one, 3 - st, StageHolding::full(1)));
+      const MemoryBreakdown d = stage_memory(two, stage_memory_input(two, st, p.held[static_cast<size_t>(st)]));
       INFO("zero " << zero << " stage " << st);
       CHECK(d.weights.value() == Approx((a.weights + b.weights).value()));
       CHECK(d.gradients.value() == Approx((a.gradients + b.gradients).value() / (zero >= 2 ? 2 : 1)));
       CHECK(d.optimizer.value() == Approx((a.optimizer + b.optimizer).value() / (zero >= 1 ? 2 : 1)));
-      CHECK(p.peak_in_flight[static_cast<size_t>(st)] == 5);
+      CHECK(p.held[static_cast<size_t>(st)].peak_chunks() == 5);
       CHECK(d.activations.value() ==
             Approx(5 * 2 * activation_bytes_per_layer(two.model, 1, two.parallel, two.training.recompute).value()));
     }
     // Uniform middle stage (no embedding/output): exactly twice the parameters.
-    CHECK(stage_memory(two, stage_memory_input(two, 1, 5)).weights.value() ==
-          Approx(2 * stage_memory(one, stage_memory_input(one, 1, 4)).weights.value()));
+    CHECK(stage_memory(two, stage_memory_input(two, 1, StageHolding::full(5))).weights.value() ==
+          Approx(2 * stage_memory(one, stage_memory_input(one, 1, StageHolding::full(4))).weights.value()));
   }
 }
 

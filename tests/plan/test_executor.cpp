@@ -123,7 +123,7 @@ TEST_CASE("seed overlap: 1000 ms compute + 200 ms comm = 1200 ms serial, 1000 ms
       plan.groups.push_back(Group{Dim::dp, {0, 1}, 2});
       plan.program_of_rank = {0, 1};
       plan.costs.push_back(ComputeCost{"chunk", {OpCost{"e", OpClass::elementwise, 0, 1000.0 / k * bytes_per_ms}}, 0});
-      plan.peak_in_flight = {1};
+      plan.held = {StageHolding::full(1)};
       for (uint32_t r = 0; r < 2; ++r) {
         Program p;
         p.rank = r;

@@ -115,9 +115,9 @@ TEST_CASE("compiler: uneven layer partitions, explicit or balanced, give each st
     CHECK(count(p, r, OpKind::collective, StreamKind::dp_comm, CommOp::all_reduce).bytes == Approx(sp.dense * 2));
   }
   // The memory model sees the same partition.
-  CHECK(stage_memory_input(s, 0, 1).layers_on_stage == 3);
-  CHECK(stage_memory_input(s, 1, 1).layers_on_stage == 5);
-  CHECK(stage_memory_input(s, 1, 1).first_layer == 3);
+  CHECK(stage_memory_input(s, 0, StageHolding::full(1)).layers_on_stage == 3);
+  CHECK(stage_memory_input(s, 1, StageHolding::full(1)).layers_on_stage == 5);
+  CHECK(stage_memory_input(s, 1, StageHolding::full(1)).first_layer == 3);
 }
 
 TEST_CASE("layer partition: balanced remainder goes to the middle stages", "[plan]") {
