@@ -48,6 +48,9 @@ std::string report_json(const Report& r) {
                       {"compute_busy_s", s.compute_busy.seconds()},
                       {"flush_window_s", s.flush_window.seconds()},
                       {"peak_in_flight", s.peak_in_flight},
+                      {"peak_awaiting_b", s.peak_awaiting_b},
+                      {"activation_peak",
+                       {{"awaiting_b", s.activation_peak.awaiting_b}, {"awaiting_w", s.activation_peak.awaiting_w}}},
                       {"memory", memory_json(s.memory)},
                       {"oom", s.oom}});
   j["stages"] = stages;
@@ -119,11 +122,16 @@ std::string report_text(const Report& r) {
                    r.hbm_capacity.value() / 1e9, r.oom ? "  ** OUT OF MEMORY **" : ""));
   for (const auto& s : r.stages) {
     const auto& m = s.memory;
+    // With B/W split, the peak may hold some chunks with only their weight-gradient share.
+    const HeldChunks& at = s.activation_peak;
+    const std::string held = at.awaiting_w > 0
+                                 ? fmt::format("{} full + {} awaiting W at the peak", at.awaiting_b, at.awaiting_w)
+                                 : fmt::format("{} in flight", s.peak_in_flight);
     line(fmt::format("    stage {:>3}: bubble {:6.2f} %  weights {:.2f} GB, grads {:.2f} GB, optimizer {:.2f} GB, "
-                     "activations {:.2f} GB ({} in flight), temporary {:.2f} GB = {:.2f} GB{}",
+                     "activations {:.2f} GB ({}), temporary {:.2f} GB = {:.2f} GB{}",
                      s.stage, 100 * s.bubble_fraction, m.weights.value() / 1e9, m.gradients.value() / 1e9,
-                     m.optimizer.value() / 1e9, m.activations.value() / 1e9, s.peak_in_flight,
-                     m.temporary.value() / 1e9, m.total().value() / 1e9, s.oom ? "  OOM" : ""));
+                     m.optimizer.value() / 1e9, m.activations.value() / 1e9, held, m.temporary.value() / 1e9,
+                     m.total().value() / 1e9, s.oom ? "  OOM" : ""));
   }
   if (!r.notes.empty()) line("  note: " + r.notes);
   return out;
