@@ -1,7 +1,7 @@
 // Report writers: a text summary, the JSON schema (README "plansim run"), a Perfetto trace.
 #include <fmt/format.h>
 
-#include <map>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "sim/report/report.hpp"
@@ -69,16 +69,14 @@ std::string report_json(const Report& r) {
   std::string out = j.dump(2);
   out.pop_back();  // the closing brace
   out += ",\n  \"ops\": [";
-  std::map<std::string, std::string> quoted;  // names and classes repeat: escape each once
-  auto q = [&](const std::string& v) -> const std::string& {
-    auto it = quoted.find(v);
-    if (it == quoted.end()) it = quoted.emplace(v, nlohmann::json(v).dump()).first;
-    return it->second;
-  };
+  std::vector<std::string> quoted;  // per label: `"name": ..., "class": ...`, escaped once
+  for (const OpLabel& l : r.op_labels)
+    quoted.push_back(fmt::format("\"name\": {}, \"class\": {}", nlohmann::json(l.name).dump(), nlohmann::json(l.cls).dump()));
+  auto it = std::back_inserter(out);
   for (size_t i = 0; i < r.ops.size(); ++i) {
     const OpRecord& o = r.ops[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"class\": {}, \"rank\": {}, \"start_s\": {}, \"duration_s\": {}}}",
-                       i == 0 ? "" : ",", q(o.name), q(o.cls), o.rank, o.start_s, o.duration_s);
+    fmt::format_to(it, "{}\n    {{{}, \"rank\": {}, \"start_s\": {}, \"duration_s\": {}}}", i == 0 ? "" : ",",
+                   quoted[o.label], o.rank, o.start_s, o.duration_s);
   }
   out += r.ops.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
