@@ -14,22 +14,24 @@ namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-// Everything the run touches per op in one 32-byte record (with the dependents list beside it), so
-// that advancing a rank by one op costs about one cache miss: millions of ops of thousands of ranks
-// interleave, far beyond any cache, and the executor is bound by memory, not by arithmetic.
+// Everything the run touches per op in one 32-byte record, so that advancing a rank by one op costs
+// about one cache miss: millions of ops of thousands of ranks interleave, far beyond any cache,
+// and the executor is bound by memory, not by arithmetic. Most ops have one dependent (the next
+// op on another stream), kept inline; the few with more list them in RankState::more.
 struct OpState {
   uint32_t waiting = 0;             // unmet deps + stream predecessor
   uint32_t next_on_stream = kNone;
-  uint32_t dependents_begin = 0;    // RankState::dependents[this, next op's dependents_begin)
+  uint32_t dependent = kNone;       // the op that depends on this one; kMany | k: RankState::more[k] of them follow
   uint32_t work = 0;                // compute: kCompute | cost index; otherwise its Rendezvous
   Time start = Time::infinite();
   Time end = Time::infinite();
 };
 constexpr uint32_t kCompute = 1U << 31;
+constexpr uint32_t kMany = 1U << 31;
 
 struct RankState {
-  std::vector<OpState> ops;  // one per op, then a sentinel closing the last op's dependents
-  std::vector<uint32_t> dependents;
+  std::vector<OpState> ops;
+  std::vector<uint32_t> more;  // per op with several dependents: their count, then them in program order
   int active_comm = 0;
   size_t done = 0;
 };
@@ -94,7 +96,7 @@ class Engine {
     const Program& p = plan_.programs[r];
     RankState& st = ranks_[r];
     const size_t n = p.ops.size();
-    st.ops.assign(n + 1, OpState{});
+    st.ops.assign(n, OpState{});
     std::vector<uint32_t> last(kStreamCount, kNone);
     std::vector<uint32_t> count(n + 1, 0);
     for (uint32_t i = 0; i < n; ++i) {
@@ -115,11 +117,21 @@ class Engine {
         ++count[d + 1];
       }
     }
-    for (size_t i = 0; i < n; ++i) count[i + 1] += count[i];
-    for (size_t i = 0; i <= n; ++i) st.ops[i].dependents_begin = count[i];
-    st.dependents.assign(count[n], 0);
+    // count[d + 1] = how many ops depend on d. One: inline; several: a list in `more`.
+    std::vector<uint32_t> fill(n, kNone);  // where d's next dependent goes in `more`
+    for (uint32_t d = 0; d < n; ++d)
+      if (count[d + 1] > 1) {
+        st.ops[d].dependent = kMany | static_cast<uint32_t>(st.more.size());
+        st.more.push_back(count[d + 1]);
+        fill[d] = static_cast<uint32_t>(st.more.size());
+        st.more.resize(st.more.size() + count[d + 1]);
+      }
     for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t k = 0; k < p.ops[i].dep_count; ++k) st.dependents[count[p.deps[p.ops[i].dep_begin + k]]++] = i;
+      for (uint32_t k = 0; k < p.ops[i].dep_count; ++k) {
+        const uint32_t d = p.deps[p.ops[i].dep_begin + k];
+        if (fill[d] == kNone) st.ops[d].dependent = i;
+        else st.more[fill[d]++] = i;
+      }
   }
 
   // One rendezvous per (group, seq): the seq-th op every member issues on the group. Also each
@@ -135,7 +147,8 @@ class Engine {
     for (size_t g = 0; g < groups; ++g) {
       const Group& grp = plan_.groups[g];
       group_base_[g] = static_cast<uint32_t>(rv_.size());
-      for (uint32_t q = 0; q < seqs[g]; ++q) add_rendezvous(grp.simulated_members).group = static_cast<uint32_t>(g);
+      for (uint32_t q = 0; q < seqs[g]; ++q)
+        add_rendezvous(grp.simulated_members, grp.simulated_members > 1 || replicated(grp)).group = static_cast<uint32_t>(g);
       const int copies = replicated(grp) ? plan_.fold : 1;
       for (int j = 0; j < copies; ++j)
         for (uint32_t m : grp.ranks) group_gpus_[g].push_back(GpuId(m + static_cast<uint32_t>(j * plan_.fold_stride)));
@@ -172,7 +185,7 @@ class Engine {
       while (e < ends.size() && key(ends[e]) == key(ends[k])) ++e;
       PLANSIM_ASSERT(e - k <= 2, fmt::format("more than one send/recv pair {} -> {} with tag {}", ends[k].src,
                                              ends[k].dst, ends[k].tag));
-      Rendezvous& rv = add_rendezvous(2);
+      Rendezvous& rv = add_rendezvous(2, true);
       rv.src = GpuId(ends[k].src);
       rv.dst = GpuId(ends[k].dst);
       const auto id = static_cast<uint32_t>(rv_.size() - 1);
@@ -180,11 +193,12 @@ class Engine {
     }
   }
 
-  Rendezvous& add_rendezvous(uint32_t needed) {
+  // `keep_members`: it needs room in members_ (several members, or replicas to wait for).
+  Rendezvous& add_rendezvous(uint32_t needed, bool keep_members) {
     Rendezvous& rv = rv_.emplace_back();
     rv.needed = needed;
     rv.members_begin = static_cast<uint32_t>(members_size_);
-    members_size_ += needed;
+    if (keep_members) members_size_ += needed;
     return rv;
   }
 
@@ -216,26 +230,37 @@ class Engine {
       return;
     }
     Rendezvous& rv = rv_[o.work];
-    members_[rv.members_begin + rv.arrived++] = {r, i};
-    if (rv.arrived == rv.needed) launch(o.work);
+    if (rv.needed > 1) {
+      members_[rv.members_begin + rv.arrived++] = {r, i};
+      if (rv.arrived < rv.needed) return;
+    }
+    launch(o.work, r, i);
   }
 
   // Starts a transfer; with TP folding, transfers whose members all have programs (no TP sibling
   // inside) are replayed for every TP sibling (ranks shifted by j·fold_stride) and the members
   // complete when the last copy lands (the next TP collective would synchronise the siblings there anyway).
-  void launch(uint32_t id) {
+  // (r, i) is the last member to arrive. A transfer with one member and one copy (a TP collective
+  // with TP folded: most of them) keeps its member in the callback and never touches members_.
+  void launch(uint32_t id, uint32_t r, uint32_t i) {
     Rendezvous& rv = rv_[id];
-    for (uint32_t k = 0; k < rv.needed; ++k) {
-      auto [r, i] = members_[rv.members_begin + k];
+    const bool collective = rv.group != kNoGroup;
+    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
+    if (rv.needed == 1) {
+      if (copies > 1) members_[rv.members_begin] = {r, i};  // for transfer_done
       ranks_[r].ops[i].start = sim_.now();
       ++ranks_[r].active_comm;
+    } else {
+      for (uint32_t k = 0; k < rv.needed; ++k) {
+        auto [mr, mi] = members_[rv.members_begin + k];
+        ranks_[mr].ops[mi].start = sim_.now();
+        ++ranks_[mr].active_comm;
+      }
     }
-    const bool collective = rv.group != kNoGroup;
     CommRequest req;
     req.op = rv.comm;
     req.bytes = Bytes(rv.bytes);
     req.dim = collective ? plan_.groups[rv.group].dim : Dim::pp;
-    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
     rv.copies_left = copies;
     std::array<GpuId, 2> pair{};  // send/recv: a replica's (sender, receiver)
     for (int j = 0; j < copies; ++j) {
@@ -249,7 +274,14 @@ class Engine {
         req.ranks = pair;
       }
       ++result_.comm_calls;
-      comm_.start(req, [this, id] { transfer_done(id); });
+      if (copies == 1 && rv.needed == 1) {
+        comm_.start(req, [this, r, i] {
+          --ranks_[r].active_comm;
+          complete(r, i);
+        });
+      } else {
+        comm_.start(req, [this, id] { transfer_done(id); });
+      }
     }
   }
 
@@ -268,9 +300,14 @@ class Engine {
     OpState& o = st.ops[i];
     o.end = sim_.now();
     ++st.done;
-    for (uint32_t k = o.dependents_begin; k < st.ops[i + 1].dependents_begin; ++k) {
-      const uint32_t d = st.dependents[k];
-      if (--st.ops[d].waiting == 0) ready(r, d);
+    if (const uint32_t d = o.dependent; d != kNone) {
+      if (!(d & kMany)) {
+        if (--st.ops[d].waiting == 0) ready(r, d);
+      } else {
+        const uint32_t* list = &st.more[d & ~kMany];
+        for (uint32_t k = 1; k <= list[0]; ++k)
+          if (--st.ops[list[k]].waiting == 0) ready(r, list[k]);
+      }
     }
     const uint32_t n = o.next_on_stream;
     if (n != kNone && --st.ops[n].waiting == 0) ready(r, n);
