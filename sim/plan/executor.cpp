@@ -15,26 +15,21 @@ namespace {
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 // Everything the run touches per op in one 32-byte record, so that advancing a rank by one op costs
-// about one cache miss: millions of ops of thousands of ranks interleave, far beyond any cache,
-// and the executor is bound by memory, not by arithmetic. Most ops have one dependent (the next
-// op on another stream), kept inline; the few with more list them in RankState::more.
+// about one cache miss: millions of ops of thousands of ranks interleave, far beyond any cache (and
+// the flow network evicts what is left), so the executor is bound by memory, not by arithmetic.
+// Ops of all ranks sit in one array, named by a global index (rank r's op i is first_op_[r] + i),
+// so that reaching one needs no per-rank record. Most ops have one dependent (the next op on
+// another stream), kept inline; the few with more list them in Engine::more_.
 struct OpState {
   uint32_t waiting = 0;             // unmet deps + stream predecessor
-  uint32_t next_on_stream = kNone;
-  uint32_t dependent = kNone;       // the op that depends on this one; kMany | k: RankState::more[k] of them follow
+  uint32_t next_on_stream = kNone;  // global index
+  uint32_t dependent = kNone;       // global index; kMany | k: more_[k] = how many, then them
   uint32_t work = 0;                // compute: kCompute | cost index; otherwise its Rendezvous
   Time start = Time::infinite();
   Time end = Time::infinite();
 };
 constexpr uint32_t kCompute = 1U << 31;
 constexpr uint32_t kMany = 1U << 31;
-
-struct RankState {
-  std::vector<OpState> ops;
-  std::vector<uint32_t> more;  // per op with several dependents: their count, then them in program order
-  int active_comm = 0;
-  size_t done = 0;
-};
 
 // Where the members of one transfer meet: a collective (group, seq) or a send/recv pair. Built
 // once before the run with what the transfer needs (so matching costs an index instead of a
@@ -43,7 +38,7 @@ struct RankState {
 struct Rendezvous {
   uint32_t needed = 0;         // members that must issue it (a group's simulated members; 2 for p2p)
   uint32_t arrived = 0;
-  uint32_t members_begin = 0;  // its members in arrival order: Engine::members_[begin, begin + needed)
+  uint32_t members_begin = 0;  // its members (rank, global op) in arrival order: Engine::members_[begin, + needed)
   uint32_t group = kNoGroup;   // collective: CompiledPlan::groups index; kNoGroup for send/recv
   GpuId src, dst;              // send/recv: sender and receiver
   CommOp comm = CommOp::send_recv;
@@ -60,7 +55,15 @@ class Engine {
       result_.compute_cost.push_back(cm.ops_time(c.kernels));
       slowed_cost_.push_back(Time::from_seconds(result_.compute_cost.back().seconds() * (1 + cm.params().comm_slowdown)));
     }
-    ranks_.resize(plan.programs.size());
+    size_t total = 0;
+    for (const Program& p : plan.programs) {
+      first_op_.push_back(static_cast<uint32_t>(total));
+      total += p.ops.size();
+    }
+    PLANSIM_ASSERT(total < kMany, "too many ops for 31-bit op indices");
+    first_op_.push_back(static_cast<uint32_t>(total));
+    ops_.assign(total, OpState{});
+    active_comm_.assign(plan.programs.size(), 0);
     for (size_t r = 0; r < plan.programs.size(); ++r) init_rank(r);
     init_collectives();
     init_p2p();
@@ -69,8 +72,8 @@ class Engine {
 
   ExecutionResult run() {
     for (size_t r = 0; r < plan_.programs.size(); ++r)
-      for (uint32_t i = 0; i < plan_.programs[r].ops.size(); ++i)
-        if (ranks_[r].ops[i].waiting == 0) ready(static_cast<uint32_t>(r), i);
+      for (uint32_t g = first_op_[r]; g < first_op_[r + 1]; ++g)
+        if (ops_[g].waiting == 0) ready(static_cast<uint32_t>(r), g);
     sim_.run();
     result_.timings.resize(plan_.programs.size());
     for (size_t r = 0; r < plan_.programs.size(); ++r) {
@@ -78,14 +81,13 @@ class Engine {
       auto& t = result_.timings[r];
       t.resize(p.ops.size());
       for (size_t i = 0; i < p.ops.size(); ++i) {
-        const OpState& o = ranks_[r].ops[i];
+        const OpState& o = ops_[first_op_[r] + i];
         t[i] = OpTiming{o.start, o.end};
         result_.iteration = std::max(result_.iteration, o.end);
         if (o.end == Time::infinite())
           throw InternalError(fmt::format("plan deadlocks: rank {} op {} ({} on {}) never ran", r, i,
                                           static_cast<int>(p.ops[i].kind), to_string(p.ops[i].stream)));
       }
-      std::vector<OpState>().swap(ranks_[r].ops);  // give the memory back as the timings take it
     }
     result_.events = sim_.events_processed();
     return std::move(result_);
@@ -94,19 +96,18 @@ class Engine {
  private:
   void init_rank(size_t r) {
     const Program& p = plan_.programs[r];
-    RankState& st = ranks_[r];
-    const size_t n = p.ops.size();
-    st.ops.assign(n, OpState{});
+    const uint32_t base = first_op_[r];
+    const auto n = static_cast<uint32_t>(p.ops.size());
     std::vector<uint32_t> last(kStreamCount, kNone);
-    std::vector<uint32_t> count(n + 1, 0);
+    std::vector<uint32_t> count(n, 0);  // how many ops depend on each
     for (uint32_t i = 0; i < n; ++i) {
       const ProgramOp& op = p.ops[i];
-      OpState& o = st.ops[i];
+      OpState& o = ops_[base + i];
       if (op.kind == OpKind::compute) o.work = kCompute | op.cost;
       auto& prev = last[static_cast<size_t>(op.stream)];
       const bool p2p = op.kind == OpKind::send || op.kind == OpKind::recv;  // isend/irecv: deps only
       if (!p2p && prev != kNone) {
-        st.ops[prev].next_on_stream = i;
+        ops_[base + prev].next_on_stream = base + i;
         ++o.waiting;
       }
       if (!p2p) prev = i;
@@ -114,23 +115,23 @@ class Engine {
       for (uint32_t k = 0; k < op.dep_count; ++k) {
         const uint32_t d = p.deps[op.dep_begin + k];
         PLANSIM_ASSERT(d < i, "a program op depends on a later op");
-        ++count[d + 1];
+        ++count[d];
       }
     }
-    // count[d + 1] = how many ops depend on d. One: inline; several: a list in `more`.
-    std::vector<uint32_t> fill(n, kNone);  // where d's next dependent goes in `more`
+    // One dependent: inline; several: a list in more_, in program order.
+    std::vector<uint32_t> fill(n, kNone);  // where d's next dependent goes in more_
     for (uint32_t d = 0; d < n; ++d)
-      if (count[d + 1] > 1) {
-        st.ops[d].dependent = kMany | static_cast<uint32_t>(st.more.size());
-        st.more.push_back(count[d + 1]);
-        fill[d] = static_cast<uint32_t>(st.more.size());
-        st.more.resize(st.more.size() + count[d + 1]);
+      if (count[d] > 1) {
+        ops_[base + d].dependent = kMany | static_cast<uint32_t>(more_.size());
+        more_.push_back(count[d]);
+        fill[d] = static_cast<uint32_t>(more_.size());
+        more_.resize(more_.size() + count[d]);
       }
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t k = 0; k < p.ops[i].dep_count; ++k) {
         const uint32_t d = p.deps[p.ops[i].dep_begin + k];
-        if (fill[d] == kNone) st.ops[d].dependent = i;
-        else st.more[fill[d]++] = i;
+        if (fill[d] == kNone) ops_[base + d].dependent = base + i;
+        else more_[fill[d]++] = base + i;
       }
   }
 
@@ -213,48 +214,48 @@ class Engine {
     rv.known = true;
     rv.comm = op.comm;
     rv.bytes = op.bytes;
-    ranks_[r].ops[i].work = id;
+    ops_[first_op_[r] + i].work = id;
   }
 
   // With TP folding, transfers of a group whose members all have programs (no TP sibling inside)
   // are replayed for every TP sibling.
   [[nodiscard]] static bool replicated(const Group& g) { return g.simulated_members == g.ranks.size(); }
 
-  void ready(uint32_t r, uint32_t i) {
-    RankState& st = ranks_[r];
-    OpState& o = st.ops[i];
+  // r: the rank (program index); g: the op's global index.
+  void ready(uint32_t r, uint32_t g) {
+    OpState& o = ops_[g];
     if (o.work & kCompute) {
       const uint32_t cost = o.work & ~kCompute;
       o.start = sim_.now();
-      sim_.after(st.active_comm > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, i] { complete(r, i); });
+      sim_.after(active_comm_[r] > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, g] { complete(r, g); });
       return;
     }
     Rendezvous& rv = rv_[o.work];
     if (rv.needed > 1) {
-      members_[rv.members_begin + rv.arrived++] = {r, i};
+      members_[rv.members_begin + rv.arrived++] = {r, g};
       if (rv.arrived < rv.needed) return;
     }
-    launch(o.work, r, i);
+    launch(o.work, r, g);
   }
 
   // Starts a transfer; with TP folding, transfers whose members all have programs (no TP sibling
   // inside) are replayed for every TP sibling (ranks shifted by j·fold_stride) and the members
   // complete when the last copy lands (the next TP collective would synchronise the siblings there anyway).
-  // (r, i) is the last member to arrive. A transfer with one member and one copy (a TP collective
+  // (r, g) is the last member to arrive. A transfer with one member and one copy (a TP collective
   // with TP folded: most of them) keeps its member in the callback and never touches members_.
-  void launch(uint32_t id, uint32_t r, uint32_t i) {
+  void launch(uint32_t id, uint32_t r, uint32_t g) {
     Rendezvous& rv = rv_[id];
     const bool collective = rv.group != kNoGroup;
     const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
     if (rv.needed == 1) {
-      if (copies > 1) members_[rv.members_begin] = {r, i};  // for transfer_done
-      ranks_[r].ops[i].start = sim_.now();
-      ++ranks_[r].active_comm;
+      if (copies > 1) members_[rv.members_begin] = {r, g};  // for transfer_done
+      ops_[g].start = sim_.now();
+      ++active_comm_[r];
     } else {
       for (uint32_t k = 0; k < rv.needed; ++k) {
-        auto [mr, mi] = members_[rv.members_begin + k];
-        ranks_[mr].ops[mi].start = sim_.now();
-        ++ranks_[mr].active_comm;
+        auto [mr, mg] = members_[rv.members_begin + k];
+        ops_[mg].start = sim_.now();
+        ++active_comm_[mr];
       }
     }
     CommRequest req;
@@ -275,9 +276,9 @@ class Engine {
       }
       ++result_.comm_calls;
       if (copies == 1 && rv.needed == 1) {
-        comm_.start(req, [this, r, i] {
-          --ranks_[r].active_comm;
-          complete(r, i);
+        comm_.start(req, [this, r, g] {
+          --active_comm_[r];
+          complete(r, g);
         });
       } else {
         comm_.start(req, [this, id] { transfer_done(id); });
@@ -289,37 +290,38 @@ class Engine {
     Rendezvous& rv = rv_[id];
     if (--rv.copies_left > 0) return;
     for (uint32_t k = 0; k < rv.needed; ++k) {
-      auto [r, i] = members_[rv.members_begin + k];
-      --ranks_[r].active_comm;
-      complete(r, i);
+      auto [r, g] = members_[rv.members_begin + k];
+      --active_comm_[r];
+      complete(r, g);
     }
   }
 
-  void complete(uint32_t r, uint32_t i) {
-    RankState& st = ranks_[r];
-    OpState& o = st.ops[i];
+  void complete(uint32_t r, uint32_t g) {
+    OpState& o = ops_[g];
     o.end = sim_.now();
-    ++st.done;
     if (const uint32_t d = o.dependent; d != kNone) {
       if (!(d & kMany)) {
-        if (--st.ops[d].waiting == 0) ready(r, d);
+        if (--ops_[d].waiting == 0) ready(r, d);
       } else {
-        const uint32_t* list = &st.more[d & ~kMany];
+        const uint32_t* list = &more_[d & ~kMany];
         for (uint32_t k = 1; k <= list[0]; ++k)
-          if (--st.ops[list[k]].waiting == 0) ready(r, list[k]);
+          if (--ops_[list[k]].waiting == 0) ready(r, list[k]);
       }
     }
     const uint32_t n = o.next_on_stream;
-    if (n != kNone && --st.ops[n].waiting == 0) ready(r, n);
+    if (n != kNone && --ops_[n].waiting == 0) ready(r, n);
   }
 
   const CompiledPlan& plan_;
   CommService& comm_;
   Simulation& sim_;
   std::vector<Time> slowed_cost_;  // per cost: its time while one of the rank's transfers is in flight
-  std::vector<RankState> ranks_;
+  std::vector<uint32_t> first_op_;  // per rank: its first op's global index; then the total
+  std::vector<OpState> ops_;        // every rank's ops, rank after rank
+  std::vector<uint32_t> more_;      // dependents of ops with several, see OpState::dependent
+  std::vector<int> active_comm_;    // per rank: its transfers in flight
   std::vector<Rendezvous> rv_;
-  std::vector<std::pair<uint32_t, uint32_t>> members_;  // (program, op) per rendezvous, see Rendezvous
+  std::vector<std::pair<uint32_t, uint32_t>> members_;  // (rank, global op) per rendezvous, see Rendezvous
   size_t members_size_ = 0;
   std::vector<uint32_t> group_base_;            // rendezvous of (group, seq) = group_base_[group] + seq
   std::vector<std::vector<GpuId>> group_gpus_;  // per group: member GPUs, then each replica's
