@@ -24,12 +24,23 @@ struct OpState {
   uint32_t waiting = 0;             // unmet deps + stream predecessor
   uint32_t next_on_stream = kNone;  // global index
   uint32_t dependent = kNone;       // global index; kMany | k: more_[k] = how many, then them
-  uint32_t work = 0;                // compute: kCompute | cost index; otherwise its Rendezvous
+  uint32_t work = 0;                // compute: kCompute | cost; solo collective: kSolo | Solo; else its Rendezvous
   Time start = Time::infinite();
   Time end = Time::infinite();
 };
 constexpr uint32_t kCompute = 1U << 31;
+constexpr uint32_t kSolo = 1U << 30;
 constexpr uint32_t kMany = 1U << 31;
+
+// A collective whose group has one simulated member and is not replicated (a TP collective with
+// TP folded: most transfers of a large plan) needs no rendezvous: its op names one of these, of
+// which a group has a few (one per distinct operation and size), so they stay in cache, where
+// per-(group, seq) records would stream through memory once each.
+struct Solo {
+  uint32_t group = 0;
+  CommOp comm = CommOp::all_reduce;
+  double bytes = 0;
+};
 
 // Where the members of one transfer meet: a collective (group, seq) or a send/recv pair. Built
 // once before the run with what the transfer needs (so matching costs an index instead of a
@@ -143,22 +154,39 @@ class Engine {
     for (const Program& p : plan_.programs)
       for (const ProgramOp& op : p.ops)
         if (op.kind == OpKind::collective) seqs[op.group] = std::max(seqs[op.group], op.seq + 1);
-    group_base_.assign(groups, 0);
+    group_base_.assign(groups, kNone);
     group_gpus_.resize(groups);
     for (size_t g = 0; g < groups; ++g) {
       const Group& grp = plan_.groups[g];
-      group_base_[g] = static_cast<uint32_t>(rv_.size());
-      for (uint32_t q = 0; q < seqs[g]; ++q)
-        add_rendezvous(grp.simulated_members, grp.simulated_members > 1 || replicated(grp)).group = static_cast<uint32_t>(g);
+      if (grp.simulated_members > 1 || replicated(grp)) {
+        group_base_[g] = static_cast<uint32_t>(rv_.size());
+        for (uint32_t q = 0; q < seqs[g]; ++q) add_rendezvous(grp.simulated_members).group = static_cast<uint32_t>(g);
+      }
       const int copies = replicated(grp) ? plan_.fold : 1;
       for (int j = 0; j < copies; ++j)
         for (uint32_t m : grp.ranks) group_gpus_[g].push_back(GpuId(m + static_cast<uint32_t>(j * plan_.fold_stride)));
     }
+    std::vector<std::vector<uint32_t>> solos_of(groups);  // per group: its Solo entries
     for (size_t r = 0; r < plan_.programs.size(); ++r) {
       const auto& ops = plan_.programs[r].ops;
-      for (uint32_t i = 0; i < ops.size(); ++i)
-        if (ops[i].kind == OpKind::collective) join(r, i, group_base_[ops[i].group] + ops[i].seq);
+      for (uint32_t i = 0; i < ops.size(); ++i) {
+        const ProgramOp& op = ops[i];
+        if (op.kind != OpKind::collective) continue;
+        if (group_base_[op.group] != kNone) {
+          join(r, i, group_base_[op.group] + op.seq);
+          continue;
+        }
+        auto& mine = solos_of[op.group];
+        auto it = std::find_if(mine.begin(), mine.end(),
+                               [&](uint32_t k) { return solos_[k].comm == op.comm && solos_[k].bytes == op.bytes; });
+        if (it == mine.end()) {
+          solos_.push_back(Solo{op.group, op.comm, op.bytes});
+          it = mine.insert(mine.end(), static_cast<uint32_t>(solos_.size() - 1));
+        }
+        ops_[first_op_[r] + i].work = kSolo | *it;
+      }
     }
+    PLANSIM_ASSERT(rv_.size() < kSolo && solos_.size() < kSolo, "too many transfers for 30-bit indices");
   }
 
   // A send and a recv meet when they name the same (sender, receiver, tag): sort all of them by
@@ -186,7 +214,7 @@ class Engine {
       while (e < ends.size() && key(ends[e]) == key(ends[k])) ++e;
       PLANSIM_ASSERT(e - k <= 2, fmt::format("more than one send/recv pair {} -> {} with tag {}", ends[k].src,
                                              ends[k].dst, ends[k].tag));
-      Rendezvous& rv = add_rendezvous(2, true);
+      Rendezvous& rv = add_rendezvous(2);
       rv.src = GpuId(ends[k].src);
       rv.dst = GpuId(ends[k].dst);
       const auto id = static_cast<uint32_t>(rv_.size() - 1);
@@ -194,12 +222,11 @@ class Engine {
     }
   }
 
-  // `keep_members`: it needs room in members_ (several members, or replicas to wait for).
-  Rendezvous& add_rendezvous(uint32_t needed, bool keep_members) {
+  Rendezvous& add_rendezvous(uint32_t needed) {
     Rendezvous& rv = rv_.emplace_back();
     rv.needed = needed;
     rv.members_begin = static_cast<uint32_t>(members_size_);
-    if (keep_members) members_size_ += needed;
+    members_size_ += needed;
     return rv;
   }
 
@@ -230,57 +257,63 @@ class Engine {
       sim_.after(active_comm_[r] > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, g] { complete(r, g); });
       return;
     }
-    Rendezvous& rv = rv_[o.work];
-    if (rv.needed > 1) {
-      members_[rv.members_begin + rv.arrived++] = {r, g};
-      if (rv.arrived < rv.needed) return;
+    if (o.work & kSolo) {
+      launch_solo(solos_[o.work & ~kSolo], r, g);
+      return;
     }
-    launch(o.work, r, g);
+    Rendezvous& rv = rv_[o.work];
+    members_[rv.members_begin + rv.arrived++] = {r, g};
+    if (rv.arrived == rv.needed) launch(o.work);
   }
 
-  // Starts a transfer; with TP folding, transfers whose members all have programs (no TP sibling
-  // inside) are replayed for every TP sibling (ranks shifted by j·fold_stride) and the members
-  // complete when the last copy lands (the next TP collective would synchronise the siblings there anyway).
-  // (r, g) is the last member to arrive. A transfer with one member and one copy (a TP collective
-  // with TP folded: most of them) keeps its member in the callback and never touches members_.
-  void launch(uint32_t id, uint32_t r, uint32_t g) {
+  // The request of a collective on `group` (its j-th TP-folding replica: ranks shifted by j·fold_stride).
+  CommRequest collective_request(uint32_t group, CommOp comm, double bytes, int j) const {
+    CommRequest req;
+    req.op = comm;
+    req.bytes = Bytes(bytes);
+    req.dim = plan_.groups[group].dim;
+    const size_t n = plan_.groups[group].ranks.size();
+    req.ranks = std::span<const GpuId>(group_gpus_[group]).subspan(static_cast<size_t>(j) * n, n);
+    req.group = j == 0 ? group : kNoGroup;
+    return req;
+  }
+
+  void launch_solo(const Solo& solo, uint32_t r, uint32_t g) {
+    ops_[g].start = sim_.now();
+    ++active_comm_[r];
+    ++result_.comm_calls;
+    comm_.start(collective_request(solo.group, solo.comm, solo.bytes, 0), [this, r, g] {
+      --active_comm_[r];
+      complete(r, g);
+    });
+  }
+
+  // Starts a transfer once all its members have issued it. With TP folding, transfers whose members
+  // all have programs (no TP sibling inside) are replayed for every TP sibling (ranks shifted by
+  // j·fold_stride) and the members complete when the last copy lands (the next TP collective would
+  // synchronise the siblings there anyway).
+  void launch(uint32_t id) {
     Rendezvous& rv = rv_[id];
-    const bool collective = rv.group != kNoGroup;
-    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
-    if (rv.needed == 1) {
-      if (copies > 1) members_[rv.members_begin] = {r, g};  // for transfer_done
+    for (uint32_t k = 0; k < rv.needed; ++k) {
+      auto [r, g] = members_[rv.members_begin + k];
       ops_[g].start = sim_.now();
       ++active_comm_[r];
-    } else {
-      for (uint32_t k = 0; k < rv.needed; ++k) {
-        auto [mr, mg] = members_[rv.members_begin + k];
-        ops_[mg].start = sim_.now();
-        ++active_comm_[mr];
-      }
     }
-    CommRequest req;
-    req.op = rv.comm;
-    req.bytes = Bytes(rv.bytes);
-    req.dim = collective ? plan_.groups[rv.group].dim : Dim::pp;
+    const bool collective = rv.group != kNoGroup;
+    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
     rv.copies_left = copies;
-    std::array<GpuId, 2> pair{};  // send/recv: a replica's (sender, receiver)
     for (int j = 0; j < copies; ++j) {
+      ++result_.comm_calls;
       if (collective) {
-        const size_t n = plan_.groups[rv.group].ranks.size();
-        req.ranks = std::span<const GpuId>(group_gpus_[rv.group]).subspan(static_cast<size_t>(j) * n, n);
-        req.group = j == 0 ? rv.group : kNoGroup;
+        comm_.start(collective_request(rv.group, rv.comm, rv.bytes, j), [this, id] { transfer_done(id); });
       } else {
         const auto shift = static_cast<uint32_t>(j * plan_.fold_stride);
-        pair = {GpuId(rv.src.value + shift), GpuId(rv.dst.value + shift)};
+        const std::array<GpuId, 2> pair{GpuId(rv.src.value + shift), GpuId(rv.dst.value + shift)};
+        CommRequest req;
+        req.op = CommOp::send_recv;
+        req.bytes = Bytes(rv.bytes);
+        req.dim = Dim::pp;
         req.ranks = pair;
-      }
-      ++result_.comm_calls;
-      if (copies == 1 && rv.needed == 1) {
-        comm_.start(req, [this, r, g] {
-          --active_comm_[r];
-          complete(r, g);
-        });
-      } else {
         comm_.start(req, [this, id] { transfer_done(id); });
       }
     }
@@ -321,9 +354,10 @@ class Engine {
   std::vector<uint32_t> more_;      // dependents of ops with several, see OpState::dependent
   std::vector<int> active_comm_;    // per rank: its transfers in flight
   std::vector<Rendezvous> rv_;
+  std::vector<Solo> solos_;
   std::vector<std::pair<uint32_t, uint32_t>> members_;  // (rank, global op) per rendezvous, see Rendezvous
   size_t members_size_ = 0;
-  std::vector<uint32_t> group_base_;            // rendezvous of (group, seq) = group_base_[group] + seq
+  std::vector<uint32_t> group_base_;  // rendezvous of (group, seq) = group_base_[group] + seq; kNone: solo group
   std::vector<std::vector<GpuId>> group_gpus_;  // per group: member GPUs, then each replica's
   ExecutionResult result_;
 };
