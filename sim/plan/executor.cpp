@@ -14,9 +14,10 @@ namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-// Everything the run touches per op in one 32-byte record, so that advancing a rank by one op costs
-// about one cache miss: millions of ops of thousands of ranks interleave, far beyond any cache (and
-// the flow network evicts what is left), so the executor is bound by memory, not by arithmetic.
+// What the run reads per op in one 16-byte record (four to a cache line), so that advancing a rank
+// by one op costs about one cache miss: millions of ops of thousands of ranks interleave, far beyond
+// any cache (and the flow network evicts what is left), so the executor is bound by memory, not by
+// arithmetic. Start and end times are only written, straight into the result.
 // Ops of all ranks sit in one array, named by a global index (rank r's op i is first_op_[r] + i),
 // so that reaching one needs no per-rank record. Most ops have one dependent (the next op on
 // another stream), kept inline; the few with more list them in Engine::more_.
@@ -25,8 +26,6 @@ struct OpState {
   uint32_t next_on_stream = kNone;  // global index
   uint32_t dependent = kNone;       // global index; kMany | k: more_[k] = how many, then them
   uint32_t work = 0;                // compute: kCompute | cost; solo collective: kSolo | Solo; else its Rendezvous
-  Time start = Time::infinite();
-  Time end = Time::infinite();
 };
 constexpr uint32_t kCompute = 1U << 31;
 constexpr uint32_t kSolo = 1U << 30;
@@ -75,6 +74,9 @@ class Engine {
     first_op_.push_back(static_cast<uint32_t>(total));
     ops_.assign(total, OpState{});
     active_comm_.assign(plan.programs.size(), 0);
+    result_.timings.resize(plan.programs.size());
+    for (size_t r = 0; r < plan.programs.size(); ++r)
+      result_.timings[r].assign(plan.programs[r].ops.size(), OpTiming{Time::infinite(), Time::infinite()});
     for (size_t r = 0; r < plan.programs.size(); ++r) init_rank(r);
     init_collectives();
     init_p2p();
@@ -86,16 +88,12 @@ class Engine {
       for (uint32_t g = first_op_[r]; g < first_op_[r + 1]; ++g)
         if (ops_[g].waiting == 0) ready(static_cast<uint32_t>(r), g);
     sim_.run();
-    result_.timings.resize(plan_.programs.size());
     for (size_t r = 0; r < plan_.programs.size(); ++r) {
       const auto& p = plan_.programs[r];
-      auto& t = result_.timings[r];
-      t.resize(p.ops.size());
       for (size_t i = 0; i < p.ops.size(); ++i) {
-        const OpState& o = ops_[first_op_[r] + i];
-        t[i] = OpTiming{o.start, o.end};
-        result_.iteration = std::max(result_.iteration, o.end);
-        if (o.end == Time::infinite())
+        const Time end = result_.timings[r][i].end;
+        result_.iteration = std::max(result_.iteration, end);
+        if (end == Time::infinite())
           throw InternalError(fmt::format("plan deadlocks: rank {} op {} ({} on {}) never ran", r, i,
                                           static_cast<int>(p.ops[i].kind), to_string(p.ops[i].stream)));
       }
@@ -248,12 +246,14 @@ class Engine {
   // are replayed for every TP sibling.
   [[nodiscard]] static bool replicated(const Group& g) { return g.simulated_members == g.ranks.size(); }
 
+  OpTiming& timing(uint32_t r, uint32_t g) { return result_.timings[r][g - first_op_[r]]; }
+
   // r: the rank (program index); g: the op's global index.
   void ready(uint32_t r, uint32_t g) {
     OpState& o = ops_[g];
     if (o.work & kCompute) {
       const uint32_t cost = o.work & ~kCompute;
-      o.start = sim_.now();
+      timing(r, g).start = sim_.now();
       sim_.after(active_comm_[r] > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, g] { complete(r, g); });
       return;
     }
@@ -279,7 +279,7 @@ class Engine {
   }
 
   void launch_solo(const Solo& solo, uint32_t r, uint32_t g) {
-    ops_[g].start = sim_.now();
+    timing(r, g).start = sim_.now();
     ++active_comm_[r];
     ++result_.comm_calls;
     comm_.start(collective_request(solo.group, solo.comm, solo.bytes, 0), [this, r, g] {
@@ -296,7 +296,7 @@ class Engine {
     Rendezvous& rv = rv_[id];
     for (uint32_t k = 0; k < rv.needed; ++k) {
       auto [r, g] = members_[rv.members_begin + k];
-      ops_[g].start = sim_.now();
+      timing(r, g).start = sim_.now();
       ++active_comm_[r];
     }
     const bool collective = rv.group != kNoGroup;
@@ -330,8 +330,8 @@ class Engine {
   }
 
   void complete(uint32_t r, uint32_t g) {
-    OpState& o = ops_[g];
-    o.end = sim_.now();
+    const OpState& o = ops_[g];
+    timing(r, g).end = sim_.now();
     if (const uint32_t d = o.dependent; d != kNone) {
       if (!(d & kMany)) {
         if (--ops_[d].waiting == 0) ready(r, d);
