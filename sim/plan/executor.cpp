@@ -34,11 +34,15 @@ constexpr uint32_t kMany = 1U << 31;
 // A collective whose group has one simulated member and is not replicated (a TP collective with
 // TP folded: most transfers of a large plan) needs no rendezvous: its op names one of these, of
 // which a group has a few (one per distinct operation and size), so they stay in cache, where
-// per-(group, seq) records would stream through memory once each.
+// per-(group, seq) records would stream through memory once each. It holds the whole request, so
+// that launching one reads this record only (not the group and its member list as well).
 struct Solo {
+  const GpuId* ranks = nullptr;  // the group's members (Engine::group_gpus_)
+  uint32_t size = 0;
   uint32_t group = 0;
-  CommOp comm = CommOp::all_reduce;
   double bytes = 0;
+  CommOp comm = CommOp::all_reduce;
+  Dim dim = Dim::tp;
 };
 
 // Where the members of one transfer meet: a collective (group, seq) or a send/recv pair. Built
@@ -178,7 +182,9 @@ class Engine {
         auto it = std::find_if(mine.begin(), mine.end(),
                                [&](uint32_t k) { return solos_[k].comm == op.comm && solos_[k].bytes == op.bytes; });
         if (it == mine.end()) {
-          solos_.push_back(Solo{op.group, op.comm, op.bytes});
+          const Group& grp = plan_.groups[op.group];
+          solos_.push_back(Solo{group_gpus_[op.group].data(), static_cast<uint32_t>(grp.ranks.size()), op.group,
+                                op.bytes, op.comm, grp.dim});
           it = mine.insert(mine.end(), static_cast<uint32_t>(solos_.size() - 1));
         }
         ops_[first_op_[r] + i].work = kSolo | *it;
@@ -282,7 +288,13 @@ class Engine {
     timing(r, g).start = sim_.now();
     ++active_comm_[r];
     ++result_.comm_calls;
-    comm_.start(collective_request(solo.group, solo.comm, solo.bytes, 0), [this, r, g] {
+    CommRequest req;
+    req.op = solo.comm;
+    req.ranks = std::span<const GpuId>(solo.ranks, solo.size);
+    req.bytes = Bytes(solo.bytes);
+    req.dim = solo.dim;
+    req.group = solo.group;
+    comm_.start(req, [this, r, g] {
       --active_comm_[r];
       complete(r, g);
     });
