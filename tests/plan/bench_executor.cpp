@@ -3,7 +3,7 @@
 // Compiles a large scenario, executes it as `plansim run` does (TP folded, TP collectives memoised on
 // the scenario's topology) except that every other transfer takes a closed-form time (FixedComm:
 // 10 us + bytes at 100 GB/s) instead of going through the collective runner and the flow network,
-// and builds the report, printing the CPU time of each phase: the cost of the executor, event
+// and builds the report and its JSON, printing the CPU time of each phase: the cost of the executor, event
 // queue, compiler and report alone, which `plansim run` pays on top of the network model.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -38,12 +38,14 @@ void bench(const std::string& name) {
   const double t2 = cpu_now();
   const Report report = build_report(s.scenario, plan, exec, s.topology.gpu_spec());
   const double t3 = cpu_now();
+  const size_t json_bytes = report_json(report).size();
+  const double t4 = cpu_now();
   size_t ops = 0;
   for (const Program& p : plan.programs) ops += p.ops.size();
   fmt::print("{}: {} ops, {} events, {} transfers | CPU compile {:.3f} s, execute {:.3f} s ({:.0f} ns per event), "
-             "report {:.3f} s\n",
+             "report {:.3f} s, JSON {:.3f} s ({:.0f} MB)\n",
              name, ops, exec.events, exec.comm_calls, t1 - t0, t2 - t1, (t2 - t1) * 1e9 / static_cast<double>(exec.events),
-             t3 - t2);
+             t3 - t2, t4 - t3, static_cast<double>(json_bytes) / 1e6);
   CHECK(report.ops.size() == ops);
   CHECK(exec.comm_calls == static_cast<uint64_t>(comm.calls) + memo.hits() + memo.misses());
 }
