@@ -18,10 +18,14 @@ EventId Simulation::at(Time t, Action a) {
     slot = static_cast<uint32_t>(slots_.size());
     slots_.emplace_back();
   }
+  PLANSIM_ASSERT(slot < (1U << kSlotBits) && next_seq_ < (uint64_t{1} << (64 - kSlotBits)),
+                 "more events than the event queue can number");
   const uint64_t seq = next_seq_++;
   slots_[slot].action = std::move(a);
   slots_[slot].seq = seq;
-  heap_push(Entry{t, seq, slot});
+  const Entry e{t, seq << kSlotBits | slot};
+  if (t == now_) fifo_.push_back(e);
+  else heap_push(e);
   ++live_;
   return EventId{seq, slot};
 }
@@ -36,26 +40,35 @@ bool Simulation::cancel(EventId id) {
 }
 
 bool Simulation::step(Time limit) {
-  while (!heap_.empty()) {
-    const Entry e = heap_.front();
-    Slot& slot = slots_[e.slot];
-    if (slot.seq != e.seq) {  // cancelled (slot freed, maybe reused by a later event)
+  for (;;) {
+    // The heap's events at now_ were scheduled before the FIFO's (see the header): they go first.
+    const bool from_heap = !heap_.empty() && (fifo_head_ == fifo_.size() || heap_.front().time == now_);
+    if (!from_heap && fifo_head_ == fifo_.size()) return false;
+    const Entry e = from_heap ? heap_.front() : fifo_[fifo_head_];
+    const bool live = slots_[e.slot()].seq == e.seq();  // else cancelled (slot freed, maybe reused)
+    if (live && e.time > limit) return false;
+    if (from_heap) {
       heap_pop();
-      continue;
+    } else if (++fifo_head_ == fifo_.size()) {
+      fifo_.clear();
+      fifo_head_ = 0;
     }
-    if (e.time > limit) return false;
-    heap_pop();
-    now_ = e.time;
-    Action action = std::move(slot.action);
-    slot.action = nullptr;
-    slot.seq = 0;
-    free_slots_.push_back(e.slot);
-    --live_;
-    ++processed_;
-    action();
+    if (!live) continue;
+    run_entry(e);
     return true;
   }
-  return false;
+}
+
+void Simulation::run_entry(const Entry& e) {
+  Slot& slot = slots_[e.slot()];
+  now_ = e.time;
+  Action action = std::move(slot.action);
+  slot.action = nullptr;
+  slot.seq = 0;
+  free_slots_.push_back(e.slot());
+  --live_;
+  ++processed_;
+  action();
 }
 
 void Simulation::heap_push(const Entry& e) {

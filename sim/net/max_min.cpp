@@ -29,6 +29,34 @@ void MaxMinSolver::freeze(const MaxMinInstance& in, uint32_t f, double rate, uin
 // Re-queues the links whose level changed in the last step, once each (a step may freeze many
 // flows over the same links; pushing per freeze would flood the heap with stale entries).
 void MaxMinSolver::requeue_touched() {
+  // Many links changed (a ring channel freezing touches all of its hops): update the entries in
+  // place, drop the emptied ones and re-heapify in O(heap) instead of sifting each one in
+  // O(log heap). The pop order is a total order on (level, link), so the rates are bit-identical.
+  if (touched_.size() * 4 > heap_.size() && heap_.size() > 64) {
+    for (uint32_t l : touched_) {
+      touched_flag_[l] = 0;
+      const uint32_t pos = heap_pos_[l];
+      if (pos == kNotInHeap) continue;
+      if (weight_[l] > 0.0) {
+        heap_[pos].level = remaining_[l] / weight_[l];
+      } else {
+        heap_[pos].level = -1.0;  // marked for removal below
+      }
+    }
+    touched_.clear();
+    size_t out = 0;
+    for (size_t i = 0; i < heap_.size(); ++i) {
+      if (heap_[i].level < 0.0) {
+        heap_pos_[heap_[i].link] = kNotInHeap;
+        continue;
+      }
+      heap_[out++] = heap_[i];
+    }
+    heap_.resize(out);
+    for (size_t i = 0; i < heap_.size(); ++i) heap_pos_[heap_[i].link] = static_cast<uint32_t>(i);
+    for (size_t i = heap_.size() / 2; i > 0; --i) heap_sift_down(i - 1);
+    return;
+  }
   for (uint32_t l : touched_) {
     touched_flag_[l] = 0;
     if (weight_[l] > 0.0)

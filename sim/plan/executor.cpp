@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <limits>
-#include <memory>
-#include <unordered_map>
+#include <tuple>
 
 #include "sim/core/assert.hpp"
 
@@ -13,44 +14,94 @@ namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-struct RankState {
-  std::vector<uint32_t> waiting;    // unmet deps + stream predecessor
-  std::vector<uint32_t> next_on_stream;
-  std::vector<uint32_t> dep_offset;  // dependents CSR
-  std::vector<uint32_t> dependents;
-  int active_comm = 0;
-  size_t done = 0;
+// What the run reads per op in one 16-byte record (four to a cache line), so that advancing a rank
+// by one op costs about one cache miss: millions of ops of thousands of ranks interleave, far beyond
+// any cache (and the flow network evicts what is left), so the executor is bound by memory, not by
+// arithmetic. Start and end times are only written, straight into the result.
+// Ops of all ranks sit in one array, named by a global index (rank r's op i is first_op_[r] + i),
+// so that reaching one needs no per-rank record. Most ops have one dependent (the next op on
+// another stream), kept inline; the few with more list them in Engine::more_.
+struct OpState {
+  uint32_t waiting = 0;             // unmet deps + stream predecessor
+  uint32_t next_on_stream = kNone;  // global index
+  uint32_t dependent = kNone;       // global index; kMany | k: more_[k] = how many, then them
+  uint32_t work = 0;                // compute: kCompute | cost; solo collective: kSolo | Solo; else its Rendezvous
+};
+constexpr uint32_t kCompute = 1U << 31;
+constexpr uint32_t kSolo = 1U << 30;
+constexpr uint32_t kMany = 1U << 31;
+
+// A collective whose group has one simulated member and is not replicated (a TP collective with
+// TP folded: most transfers of a large plan) needs no rendezvous: its op names one of these, of
+// which a group has a few (one per distinct operation and size), so they stay in cache, where
+// per-(group, seq) records would stream through memory once each. It holds the whole request, so
+// that launching one reads this record only (not the group and its member list as well).
+struct Solo {
+  const GpuId* ranks = nullptr;  // the group's members (Engine::group_gpus_)
+  uint32_t size = 0;
+  uint32_t group = 0;
+  double bytes = 0;
+  CommOp comm = CommOp::all_reduce;
+  Dim dim = Dim::tp;
 };
 
-struct Pending {
-  std::vector<std::pair<uint32_t, uint32_t>> members;  // (rank, op)
+// Where the members of one transfer meet: a collective (group, seq) or a send/recv pair. Built
+// once before the run with what the transfer needs (so matching costs an index instead of a
+// hash-map insert and erase, and launching reads no ProgramOp); it also holds the transfer's
+// state while in flight (the completion callback carries only its index).
+struct Rendezvous {
+  uint32_t needed = 0;         // members that must issue it (a group's simulated members; 2 for p2p)
+  uint32_t arrived = 0;
+  uint32_t members_begin = 0;  // its members (rank, global op) in arrival order: Engine::members_[begin, + needed)
+  uint32_t group = kNoGroup;   // collective: CompiledPlan::groups index; kNoGroup for send/recv
+  GpuId src, dst;              // send/recv: sender and receiver
+  CommOp comm = CommOp::send_recv;
+  bool known = false;          // comm and bytes set (by the first member seen)
+  int copies_left = 0;         // replicas still in flight
+  double bytes = 0;
 };
 
 class Engine {
  public:
   Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& comm, Simulation& sim)
-      : plan_(plan), cm_(cm), comm_(comm), sim_(sim) {
-    for (const auto& c : plan.costs) result_.compute_cost.push_back(cm.ops_time(c.kernels));
+      : plan_(plan), comm_(comm), sim_(sim) {
+    for (const auto& c : plan.costs) {
+      result_.compute_cost.push_back(cm.ops_time(c.kernels));
+      slowed_cost_.push_back(Time::from_seconds(result_.compute_cost.back().seconds() * (1 + cm.params().comm_slowdown)));
+    }
+    size_t total = 0;
+    for (const Program& p : plan.programs) {
+      first_op_.push_back(static_cast<uint32_t>(total));
+      total += p.ops.size();
+    }
+    PLANSIM_ASSERT(total < kMany, "too many ops for 31-bit op indices");
+    first_op_.push_back(static_cast<uint32_t>(total));
+    ops_.assign(total, OpState{});
+    active_comm_.assign(plan.programs.size(), 0);
     result_.timings.resize(plan.programs.size());
-    ranks_.resize(plan.programs.size());
+    for (size_t r = 0; r < plan.programs.size(); ++r)
+      result_.timings[r].assign(plan.programs[r].ops.size(), OpTiming{Time::infinite(), Time::infinite()});
     for (size_t r = 0; r < plan.programs.size(); ++r) init_rank(r);
+    init_collectives();
+    init_p2p();
+    members_.resize(members_size_);
   }
 
   ExecutionResult run() {
     for (size_t r = 0; r < plan_.programs.size(); ++r)
-      for (uint32_t i = 0; i < plan_.programs[r].ops.size(); ++i)
-        if (ranks_[r].waiting[i] == 0) ready(static_cast<uint32_t>(r), i);
+      for (uint32_t g = first_op_[r]; g < first_op_[r + 1]; ++g)
+        if (ops_[g].waiting == 0) ready(static_cast<uint32_t>(r), g);
     sim_.run();
     for (size_t r = 0; r < plan_.programs.size(); ++r) {
       const auto& p = plan_.programs[r];
-      if (ranks_[r].done == p.ops.size()) continue;
-      for (uint32_t i = 0; i < p.ops.size(); ++i)
-        if (result_.timings[r][i].end == Time::infinite())
+      for (size_t i = 0; i < p.ops.size(); ++i) {
+        const Time end = result_.timings[r][i].end;
+        result_.iteration = std::max(result_.iteration, end);
+        if (end == Time::infinite())
           throw InternalError(fmt::format("plan deadlocks: rank {} op {} ({} on {}) never ran", r, i,
                                           static_cast<int>(p.ops[i].kind), to_string(p.ops[i].stream)));
+      }
     }
-    for (const auto& t : result_.timings)
-      for (const auto& o : t) result_.iteration = std::max(result_.iteration, o.end);
     result_.events = sim_.events_processed();
     return std::move(result_);
   }
@@ -58,132 +109,268 @@ class Engine {
  private:
   void init_rank(size_t r) {
     const Program& p = plan_.programs[r];
-    RankState& st = ranks_[r];
-    const size_t n = p.ops.size();
-    st.waiting.assign(n, 0);
-    st.next_on_stream.assign(n, kNone);
-    result_.timings[r].assign(n, OpTiming{Time::infinite(), Time::infinite()});
+    const uint32_t base = first_op_[r];
+    const auto n = static_cast<uint32_t>(p.ops.size());
     std::vector<uint32_t> last(kStreamCount, kNone);
-    std::vector<uint32_t> count(n + 1, 0);
+    std::vector<uint32_t> count(n, 0);  // how many ops depend on each
     for (uint32_t i = 0; i < n; ++i) {
       const ProgramOp& op = p.ops[i];
+      OpState& o = ops_[base + i];
+      if (op.kind == OpKind::compute) o.work = kCompute | op.cost;
       auto& prev = last[static_cast<size_t>(op.stream)];
       const bool p2p = op.kind == OpKind::send || op.kind == OpKind::recv;  // isend/irecv: deps only
       if (!p2p && prev != kNone) {
-        st.next_on_stream[prev] = i;
-        ++st.waiting[i];
+        ops_[base + prev].next_on_stream = base + i;
+        ++o.waiting;
       }
       if (!p2p) prev = i;
-      st.waiting[i] += op.dep_count;
+      o.waiting += op.dep_count;
       for (uint32_t k = 0; k < op.dep_count; ++k) {
         const uint32_t d = p.deps[op.dep_begin + k];
         PLANSIM_ASSERT(d < i, "a program op depends on a later op");
-        ++count[d + 1];
+        ++count[d];
       }
     }
-    for (size_t i = 0; i < n; ++i) count[i + 1] += count[i];
-    st.dep_offset = count;
-    st.dependents.assign(count[n], 0);
-    std::vector<uint32_t> fill(count.begin(), count.end() - 1);
+    // One dependent: inline; several: a list in more_, in program order.
+    std::vector<uint32_t> fill(n, kNone);  // where d's next dependent goes in more_
+    for (uint32_t d = 0; d < n; ++d)
+      if (count[d] > 1) {
+        ops_[base + d].dependent = kMany | static_cast<uint32_t>(more_.size());
+        more_.push_back(count[d]);
+        fill[d] = static_cast<uint32_t>(more_.size());
+        more_.resize(more_.size() + count[d]);
+      }
     for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t k = 0; k < p.ops[i].dep_count; ++k) st.dependents[fill[p.deps[p.ops[i].dep_begin + k]]++] = i;
+      for (uint32_t k = 0; k < p.ops[i].dep_count; ++k) {
+        const uint32_t d = p.deps[p.ops[i].dep_begin + k];
+        if (fill[d] == kNone) ops_[base + d].dependent = base + i;
+        else more_[fill[d]++] = base + i;
+      }
   }
 
-  void ready(uint32_t r, uint32_t i) {
+  // One rendezvous per (group, seq): the seq-th op every member issues on the group. Also each
+  // group's member GPUs, once per TP-folding replica when its transfers are replicated.
+  void init_collectives() {
+    const size_t groups = plan_.groups.size();
+    std::vector<uint32_t> seqs(groups, 0);
+    for (const Program& p : plan_.programs)
+      for (const ProgramOp& op : p.ops)
+        if (op.kind == OpKind::collective) seqs[op.group] = std::max(seqs[op.group], op.seq + 1);
+    group_base_.assign(groups, kNone);
+    group_gpus_.resize(groups);
+    for (size_t g = 0; g < groups; ++g) {
+      const Group& grp = plan_.groups[g];
+      if (grp.simulated_members > 1 || replicated(grp)) {
+        group_base_[g] = static_cast<uint32_t>(rv_.size());
+        for (uint32_t q = 0; q < seqs[g]; ++q) add_rendezvous(grp.simulated_members).group = static_cast<uint32_t>(g);
+      }
+      const int copies = replicated(grp) ? plan_.fold : 1;
+      for (int j = 0; j < copies; ++j)
+        for (uint32_t m : grp.ranks) group_gpus_[g].push_back(GpuId(m + static_cast<uint32_t>(j * plan_.fold_stride)));
+    }
+    std::vector<std::vector<uint32_t>> solos_of(groups);  // per group: its Solo entries
+    for (size_t r = 0; r < plan_.programs.size(); ++r) {
+      const auto& ops = plan_.programs[r].ops;
+      for (uint32_t i = 0; i < ops.size(); ++i) {
+        const ProgramOp& op = ops[i];
+        if (op.kind != OpKind::collective) continue;
+        if (group_base_[op.group] != kNone) {
+          join(r, i, group_base_[op.group] + op.seq);
+          continue;
+        }
+        auto& mine = solos_of[op.group];
+        auto it = std::find_if(mine.begin(), mine.end(),
+                               [&](uint32_t k) { return solos_[k].comm == op.comm && solos_[k].bytes == op.bytes; });
+        if (it == mine.end()) {
+          const Group& grp = plan_.groups[op.group];
+          solos_.push_back(Solo{group_gpus_[op.group].data(), static_cast<uint32_t>(grp.ranks.size()), op.group,
+                                op.bytes, op.comm, grp.dim});
+          it = mine.insert(mine.end(), static_cast<uint32_t>(solos_.size() - 1));
+        }
+        ops_[first_op_[r] + i].work = kSolo | *it;
+      }
+    }
+    PLANSIM_ASSERT(rv_.size() < kSolo && solos_.size() < kSolo, "too many transfers for 30-bit indices");
+  }
+
+  // A send and a recv meet when they name the same (sender, receiver, tag): sort all of them by
+  // that key and give each run of equal keys one rendezvous of two members.
+  void init_p2p() {
+    struct End {
+      uint32_t src, dst, tag, program, op;
+    };
+    std::vector<End> ends;
+    for (size_t r = 0; r < plan_.programs.size(); ++r) {
+      const Program& p = plan_.programs[r];
+      for (uint32_t i = 0; i < p.ops.size(); ++i) {
+        const ProgramOp& op = p.ops[i];
+        if (op.kind != OpKind::send && op.kind != OpKind::recv) continue;
+        const bool send = op.kind == OpKind::send;
+        ends.push_back({send ? p.rank : op.peer, send ? op.peer : p.rank, op.tag, static_cast<uint32_t>(r), i});
+      }
+    }
+    auto key = [](const End& e) { return std::tie(e.src, e.dst, e.tag); };
+    std::sort(ends.begin(), ends.end(), [&](const End& a, const End& b) {
+      return std::tie(a.src, a.dst, a.tag, a.program, a.op) < std::tie(b.src, b.dst, b.tag, b.program, b.op);
+    });
+    for (size_t k = 0; k < ends.size();) {
+      size_t e = k + 1;
+      while (e < ends.size() && key(ends[e]) == key(ends[k])) ++e;
+      PLANSIM_ASSERT(e - k <= 2, fmt::format("more than one send/recv pair {} -> {} with tag {}", ends[k].src,
+                                             ends[k].dst, ends[k].tag));
+      Rendezvous& rv = add_rendezvous(2);
+      rv.src = GpuId(ends[k].src);
+      rv.dst = GpuId(ends[k].dst);
+      const auto id = static_cast<uint32_t>(rv_.size() - 1);
+      for (; k < e; ++k) join(ends[k].program, ends[k].op, id);
+    }
+  }
+
+  Rendezvous& add_rendezvous(uint32_t needed) {
+    Rendezvous& rv = rv_.emplace_back();
+    rv.needed = needed;
+    rv.members_begin = static_cast<uint32_t>(members_size_);
+    members_size_ += needed;
+    return rv;
+  }
+
+  // Op i of program r is a member of rendezvous `id`; all members must agree on what they transfer.
+  void join(size_t r, uint32_t i, uint32_t id) {
     const ProgramOp& op = plan_.programs[r].ops[i];
-    switch (op.kind) {
-      case OpKind::compute: {
-        Time t = result_.compute_cost[op.cost];
-        if (ranks_[r].active_comm > 0)
-          t = Time::from_seconds(t.seconds() * (1 + cm_.params().comm_slowdown));
-        result_.timings[r][i].start = sim_.now();
-        sim_.after(t, [this, r, i] { complete(r, i); });
-        break;
-      }
-      case OpKind::collective: {
-        const uint64_t key = (static_cast<uint64_t>(op.group) << 32) | op.seq;
-        Pending& pend = collectives_[key];
-        pend.members.emplace_back(r, i);
-        const Group& g = plan_.groups[op.group];
-        if (pend.members.size() == g.simulated_members) {
-          CommRequest req{op.comm, {}, Bytes(op.bytes), g.dim};
-          for (uint32_t m : g.ranks) req.ranks.push_back(GpuId(m));
-          launch(req, std::move(pend.members), g.simulated_members == g.ranks.size());
-          collectives_.erase(key);
-        }
-        break;
-      }
-      case OpKind::send:
-      case OpKind::recv: {
-        const uint32_t self = plan_.programs[r].rank;
-        const uint32_t src = op.kind == OpKind::send ? self : op.peer, dst = op.kind == OpKind::send ? op.peer : self;
-        const uint64_t key = (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 20) ^ op.tag;
-        auto& pend = p2p_[P2PKey{src, dst, op.tag, key}];
-        pend.members.emplace_back(r, i);
-        if (pend.members.size() == 2) {
-          launch(CommRequest{CommOp::send_recv, {GpuId(src), GpuId(dst)}, Bytes(op.bytes), Dim::pp},
-                 std::move(pend.members), true);
-          p2p_.erase(P2PKey{src, dst, op.tag, key});
-        }
-        break;
-      }
-    }
+    Rendezvous& rv = rv_[id];
+    if (rv.known)
+      PLANSIM_ASSERT(rv.comm == op.comm && rv.bytes == op.bytes,
+                     fmt::format("rank {} op {}: the members of one transfer disagree on its operation or size",
+                                 plan_.programs[r].rank, i));
+    rv.known = true;
+    rv.comm = op.comm;
+    rv.bytes = op.bytes;
+    ops_[first_op_[r] + i].work = id;
   }
 
-  // Starts a transfer; with TP folding, transfers whose members all have programs (no TP sibling
-  // inside) are replayed for every TP sibling (ranks shifted by j·fold_stride) and the members complete when the last copy lands (the next TP
-  // collective would synchronise the siblings there anyway).
-  void launch(const CommRequest& req, std::vector<std::pair<uint32_t, uint32_t>> members, bool replicate) {
-    for (auto [r, i] : members) {
-      result_.timings[r][i].start = sim_.now();
-      ++ranks_[r].active_comm;
+  // With TP folding, transfers of a group whose members all have programs (no TP sibling inside)
+  // are replayed for every TP sibling.
+  [[nodiscard]] static bool replicated(const Group& g) { return g.simulated_members == g.ranks.size(); }
+
+  OpTiming& timing(uint32_t r, uint32_t g) { return result_.timings[r][g - first_op_[r]]; }
+
+  // r: the rank (program index); g: the op's global index.
+  void ready(uint32_t r, uint32_t g) {
+    OpState& o = ops_[g];
+    if (o.work & kCompute) {
+      const uint32_t cost = o.work & ~kCompute;
+      timing(r, g).start = sim_.now();
+      sim_.after(active_comm_[r] > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, g] { complete(r, g); });
+      return;
     }
-    const int copies = replicate ? plan_.fold : 1;
-    auto left = std::make_shared<int>(copies);
-    auto m = std::make_shared<std::vector<std::pair<uint32_t, uint32_t>>>(std::move(members));
+    if (o.work & kSolo) {
+      launch_solo(solos_[o.work & ~kSolo], r, g);
+      return;
+    }
+    Rendezvous& rv = rv_[o.work];
+    members_[rv.members_begin + rv.arrived++] = {r, g};
+    if (rv.arrived == rv.needed) launch(o.work);
+  }
+
+  // The request of a collective on `group` (its j-th TP-folding replica: ranks shifted by j·fold_stride).
+  CommRequest collective_request(uint32_t group, CommOp comm, double bytes, int j) const {
+    CommRequest req;
+    req.op = comm;
+    req.bytes = Bytes(bytes);
+    req.dim = plan_.groups[group].dim;
+    const size_t n = plan_.groups[group].ranks.size();
+    req.ranks = std::span<const GpuId>(group_gpus_[group]).subspan(static_cast<size_t>(j) * n, n);
+    req.group = j == 0 ? group : kNoGroup;
+    return req;
+  }
+
+  void launch_solo(const Solo& solo, uint32_t r, uint32_t g) {
+    timing(r, g).start = sim_.now();
+    ++active_comm_[r];
+    ++result_.comm_calls;
+    CommRequest req;
+    req.op = solo.comm;
+    req.ranks = std::span<const GpuId>(solo.ranks, solo.size);
+    req.bytes = Bytes(solo.bytes);
+    req.dim = solo.dim;
+    req.group = solo.group;
+    comm_.start(req, [this, r, g] {
+      --active_comm_[r];
+      complete(r, g);
+    });
+  }
+
+  // Starts a transfer once all its members have issued it. With TP folding, transfers whose members
+  // all have programs (no TP sibling inside) are replayed for every TP sibling (ranks shifted by
+  // j·fold_stride) and the members complete when the last copy lands (the next TP collective would
+  // synchronise the siblings there anyway).
+  void launch(uint32_t id) {
+    Rendezvous& rv = rv_[id];
+    for (uint32_t k = 0; k < rv.needed; ++k) {
+      auto [r, g] = members_[rv.members_begin + k];
+      timing(r, g).start = sim_.now();
+      ++active_comm_[r];
+    }
+    const bool collective = rv.group != kNoGroup;
+    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
+    rv.copies_left = copies;
     for (int j = 0; j < copies; ++j) {
-      CommRequest rq = req;
-      if (j > 0)
-        for (GpuId& g : rq.ranks) g = GpuId(g.value + static_cast<uint32_t>(j * plan_.fold_stride));
       ++result_.comm_calls;
-      comm_.start(rq, [this, left, m] {
-        if (--*left > 0) return;
-        for (auto [r, i] : *m) {
-          --ranks_[r].active_comm;
-          complete(r, i);
-        }
-      });
+      if (collective) {
+        comm_.start(collective_request(rv.group, rv.comm, rv.bytes, j), [this, id] { transfer_done(id); });
+      } else {
+        const auto shift = static_cast<uint32_t>(j * plan_.fold_stride);
+        const std::array<GpuId, 2> pair{GpuId(rv.src.value + shift), GpuId(rv.dst.value + shift)};
+        CommRequest req;
+        req.op = CommOp::send_recv;
+        req.bytes = Bytes(rv.bytes);
+        req.dim = Dim::pp;
+        req.ranks = pair;
+        comm_.start(req, [this, id] { transfer_done(id); });
+      }
     }
   }
 
-  void complete(uint32_t r, uint32_t i) {
-    RankState& st = ranks_[r];
-    result_.timings[r][i].end = sim_.now();
-    ++st.done;
-    for (uint32_t k = st.dep_offset[i]; k < st.dep_offset[i + 1]; ++k) {
-      const uint32_t d = st.dependents[k];
-      if (--st.waiting[d] == 0) ready(r, d);
+  void transfer_done(uint32_t id) {
+    Rendezvous& rv = rv_[id];
+    if (--rv.copies_left > 0) return;
+    for (uint32_t k = 0; k < rv.needed; ++k) {
+      auto [r, g] = members_[rv.members_begin + k];
+      --active_comm_[r];
+      complete(r, g);
     }
-    const uint32_t n = st.next_on_stream[i];
-    if (n != kNone && --st.waiting[n] == 0) ready(r, n);
   }
 
-  struct P2PKey {
-    uint32_t src, dst, tag;
-    uint64_t hash;
-    bool operator==(const P2PKey& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
-  };
-  struct P2PHash {
-    size_t operator()(const P2PKey& k) const { return std::hash<uint64_t>{}(k.hash); }
-  };
+  void complete(uint32_t r, uint32_t g) {
+    const OpState& o = ops_[g];
+    timing(r, g).end = sim_.now();
+    if (const uint32_t d = o.dependent; d != kNone) {
+      if (!(d & kMany)) {
+        if (--ops_[d].waiting == 0) ready(r, d);
+      } else {
+        const uint32_t* list = &more_[d & ~kMany];
+        for (uint32_t k = 1; k <= list[0]; ++k)
+          if (--ops_[list[k]].waiting == 0) ready(r, list[k]);
+      }
+    }
+    const uint32_t n = o.next_on_stream;
+    if (n != kNone && --ops_[n].waiting == 0) ready(r, n);
+  }
 
   const CompiledPlan& plan_;
-  const ComputeModel& cm_;
   CommService& comm_;
   Simulation& sim_;
-  std::vector<RankState> ranks_;
-  std::unordered_map<uint64_t, Pending> collectives_;
-  std::unordered_map<P2PKey, Pending, P2PHash> p2p_;
+  std::vector<Time> slowed_cost_;  // per cost: its time while one of the rank's transfers is in flight
+  std::vector<uint32_t> first_op_;  // per rank: its first op's global index; then the total
+  std::vector<OpState> ops_;        // every rank's ops, rank after rank
+  std::vector<uint32_t> more_;      // dependents of ops with several, see OpState::dependent
+  std::vector<int> active_comm_;    // per rank: its transfers in flight
+  std::vector<Rendezvous> rv_;
+  std::vector<Solo> solos_;
+  std::vector<std::pair<uint32_t, uint32_t>> members_;  // (rank, global op) per rendezvous, see Rendezvous
+  size_t members_size_ = 0;
+  std::vector<uint32_t> group_base_;  // rendezvous of (group, seq) = group_base_[group] + seq; kNone: solo group
+  std::vector<std::vector<GpuId>> group_gpus_;  // per group: member GPUs, then each replica's
   ExecutionResult result_;
 };
 

@@ -6,6 +6,7 @@
 // once both sides are ready, and go through a CommService (the collective runner over
 // the flow network in `plansim run`, so groups that share links contend).
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "sim/compute/compute_model.hpp"
@@ -15,11 +16,16 @@
 
 namespace plansim {
 
+inline constexpr uint32_t kNoGroup = ~0U;
+
 struct CommRequest {
   CommOp op = CommOp::all_reduce;
-  std::vector<GpuId> ranks;  // group members (send_recv: {sender, receiver})
+  std::span<const GpuId> ranks;  // group members (send_recv: {sender, receiver}); valid during start() only
   Bytes bytes;
-  Dim dim = Dim::tp;         // which parallel dimension issued it (pp for send/recv)
+  Dim dim = Dim::tp;             // which parallel dimension issued it (pp for send/recv)
+  // The CompiledPlan::groups entry whose members `ranks` are (requests with equal group have
+  // equal ranks); kNoGroup for send/recv and for a TP-folding replica (ranks shifted).
+  uint32_t group = kNoGroup;
 };
 
 class CommService {

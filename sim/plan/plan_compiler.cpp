@@ -465,12 +465,19 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
     plan.fold_stride = map.rank(one);
   }
   plan.program_of_rank.assign(static_cast<size_t>(plan.world), -1);
+  std::vector<std::pair<size_t, size_t>> sizes(static_cast<size_t>(par.pp));  // per stage: last program's ops, deps
   for (int r = 0; r < plan.world; ++r) {
     if (fold && map.coords(r)[Dim::tp] != 0) continue;
     plan.program_of_rank[static_cast<size_t>(r)] = static_cast<int32_t>(plan.programs.size());
     Program& p = plan.programs.emplace_back();
     p.rank = static_cast<uint32_t>(r);
+    // Ranks of one stage get programs of the same size: reserve it rather than grow op by op.
+    auto& [ops, deps] = sizes[static_cast<size_t>(map.coords(r)[Dim::pp])];
+    p.ops.reserve(ops);
+    p.deps.reserve(deps);
     RankBuilder(c, p).build();
+    ops = p.ops.size();
+    deps = p.deps.size();
   }
   for (Group& g : plan.groups)
     for (uint32_t m : g.ranks)

@@ -32,34 +32,44 @@ int layer_of_kind(const ModelSpec& m, bool moe) {
 }  // namespace
 
 uint32_t CostTable::forward(int block, bool moe) {
+  uint32_t& id = forward_ids_[static_cast<size_t>(block * 2 + (moe ? 1 : 0))];
+  if (id != kUnset) return id;
   LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
-  return add(fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp"),
-             block == 0 ? f.attention : f.mlp);
+  return id = add(fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp"),
+                  block == 0 ? f.attention : f.mlp);
 }
 
 uint32_t CostTable::backward(int block, bool moe, BackwardPart part) {
+  uint32_t& id = backward_ids_[static_cast<size_t>((block * 2 + (moe ? 1 : 0)) * 3 + static_cast<int>(part))];
+  if (id != kUnset) return id;
   LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
-  return add(fmt::format("{}{}_{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp", part_name(part)),
+  return id = add(
+             fmt::format("{}{}_{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp", part_name(part)),
              backward_of(block == 0 ? f.attention : f.mlp, part));
 }
 
 uint32_t CostTable::attention_recompute() {
+  if (recompute_id_ != kUnset) return recompute_id_;
   LayerForward f = layer_forward(s_->model, 0, s_->training.micro_batch, shard_);
   std::vector<OpCost> core;
   for (const auto& k : f.attention)
     if (k.cls == OpClass::attention) core.push_back(k);
-  return add("attention_core_recompute", core);
+  return recompute_id_ = add("attention_core_recompute", core);
 }
 
 uint32_t CostTable::embedding(bool fwd) {
+  uint32_t& id = embedding_ids_[fwd ? 1 : 0];
+  if (id != kUnset) return id;
   auto ops = embedding_forward(s_->model, s_->training.micro_batch, shard_);
-  return fwd ? add("embedding_fwd", ops) : add("embedding_bwd", backward_of(ops, BackwardPart::both));
+  return id = fwd ? add("embedding_fwd", ops) : add("embedding_bwd", backward_of(ops, BackwardPart::both));
 }
 
 uint32_t CostTable::logits(BackwardPart part, bool fwd) {
+  uint32_t& id = logits_ids_[fwd ? 3 : static_cast<size_t>(part)];
+  if (id != kUnset) return id;
   auto ops = logits_forward(s_->model, s_->training.micro_batch, shard_);
-  if (fwd) return add("logits_fwd", ops);
-  return add(fmt::format("logits_{}", part_name(part)), backward_of(ops, part));
+  if (fwd) return id = add("logits_fwd", ops);
+  return id = add(fmt::format("logits_{}", part_name(part)), backward_of(ops, part));
 }
 
 uint32_t CostTable::optimizer(double params) {

@@ -1,6 +1,7 @@
 #pragma once
 // The compute-cost table a plan's compute ops index into: one entry per distinct fused op
 // (attention block forward, MLP block backward input part, ...), shared by all ranks.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -22,6 +23,20 @@ class CostTable {
 
  private:
   uint32_t add(const std::string& key, std::vector<OpCost> kernels);
+  // Ids of the argument-determined entries, so that the millions of calls of a large plan cost an
+  // array read instead of rebuilding the layer's kernels and a string-keyed lookup (kUnset: not yet).
+  static constexpr uint32_t kUnset = ~0U;
+  template <size_t N>
+  static constexpr std::array<uint32_t, N> unset() {
+    std::array<uint32_t, N> a{};
+    a.fill(kUnset);
+    return a;
+  }
+  std::array<uint32_t, 4> forward_ids_ = unset<4>();     // [block·2 + moe]
+  std::array<uint32_t, 12> backward_ids_ = unset<12>();  // [(block·2 + moe)·3 + part]
+  std::array<uint32_t, 2> embedding_ids_ = unset<2>();   // [forward]
+  std::array<uint32_t, 4> logits_ids_ = unset<4>();      // [part], [3] = forward
+  uint32_t recompute_id_ = kUnset;
   const Scenario* s_;
   Shard shard_;
   std::vector<ComputeCost>* out_;

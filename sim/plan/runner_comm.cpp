@@ -11,7 +11,7 @@ void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
     case CommOp::all_to_all: call.op = CollOp::all_to_all; break;
     case CommOp::send_recv: call.op = CollOp::send_recv; break;
   }
-  call.ranks = r.ranks;
+  call.ranks.assign(r.ranks.begin(), r.ranks.end());
   call.bytes = r.bytes;
   runner_.start(call, [done = std::move(on_done)](const CollectiveResult&) { done(); });
 }

@@ -49,19 +49,34 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
   return true;
 }
 
+std::vector<int> MemoizedTpComm::shape_of(std::span<const GpuId> ranks) const {
+  std::vector<int> shape;
+  const int host0 = topo_.host_of(ranks.front());
+  for (GpuId g : ranks) {
+    shape.push_back(topo_.host_of(g) - host0);
+    shape.push_back(topo_.node(topo_.gpu_node(g)).local_index);
+  }
+  return shape;
+}
+
+int MemoizedTpComm::shape_id(const CommRequest& r) {
+  int* known = nullptr;
+  if (r.group != kNoGroup) {
+    if (r.group >= group_shape_.size()) group_shape_.resize(r.group + 1, -1);
+    known = &group_shape_[r.group];
+    if (*known >= 0) return *known;
+  }
+  const int id = shapes_.emplace(shape_of(r.ranks), static_cast<int>(shapes_.size())).first->second;
+  if (known != nullptr) *known = id;
+  return id;
+}
+
 void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) {
   if (r.dim != Dim::tp) {
     inner_.start(r, std::move(on_done));
     return;
   }
-  // Group shape: each member's position inside its server and its server relative to the first.
-  std::vector<int> shape;
-  const int host0 = topo_.host_of(r.ranks.front());
-  for (GpuId g : r.ranks) {
-    shape.push_back(topo_.host_of(g) - host0);
-    shape.push_back(topo_.node(topo_.gpu_node(g)).local_index);
-  }
-  Key key{static_cast<int>(r.op), r.bytes.value(), std::move(shape)};
+  const Key key{static_cast<int>(r.op), r.bytes.value(), shape_id(r)};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     Simulation scratch;
@@ -70,7 +85,7 @@ void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) 
     RunnerComm comm(runner);
     comm.start(r, [] {});
     scratch.run();
-    it = cache_.emplace(std::move(key), scratch.now()).first;
+    it = cache_.emplace(key, scratch.now()).first;
   } else {
     ++hits_;
   }

@@ -8,8 +8,10 @@
 //  * TP memoisation (exact): when no two TP groups share a link and no route of any non-TP transfer touches
 //    a link that TP groups use, a TP collective never contends with anything but itself (its stream issues one at a time), so its
 //    time is that of the same collective run alone: computed once per (op, bytes, group shape) on a
-//    scratch network with the collective runner and reused.
+//    scratch network with the collective runner and reused. A request that names its plan group
+//    finds its shape by the group's index (computed once per group), so a hit allocates nothing.
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -33,10 +35,15 @@ class MemoizedTpComm final : public CommService {
   [[nodiscard]] size_t misses() const { return cache_.size(); }
 
  private:
-  using Key = std::tuple<int, double, std::vector<int>>;
+  // Group shape: each member's server relative to the first member's, and its index in the server.
+  [[nodiscard]] std::vector<int> shape_of(std::span<const GpuId> ranks) const;
+  [[nodiscard]] int shape_id(const CommRequest& r);
+  using Key = std::tuple<int, double, int>;  // (op, bytes, shape id)
   CommService& inner_;
   Simulation& sim_;
   const Topology& topo_;
+  std::map<std::vector<int>, int> shapes_;  // shape -> id
+  std::vector<int> group_shape_;            // by CommRequest::group: shape id, -1 not yet known
   std::map<Key, Time> cache_;
   size_t hits_ = 0;
 };

@@ -5,8 +5,10 @@
 namespace plansim {
 
 std::vector<Interval> merge_intervals(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
+  // A stream's ops run in program order, so the intervals usually come sorted already.
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   std::vector<Interval> out;
+  out.reserve(v.size());
   for (const auto& i : v) {
     if (i.second <= i.first) continue;
     if (!out.empty() && i.first <= out.back().second) out.back().second = std::max(out.back().second, i.second);

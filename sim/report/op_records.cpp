@@ -24,14 +24,40 @@ std::string op_class(const CompiledPlan& plan, const ProgramOp& op) {
   return top == nullptr ? "elementwise" : to_string(top->cls);
 }
 
-std::vector<OpRecord> op_records(const CompiledPlan& plan, const ExecutionResult& exec) {
-  std::vector<OpRecord> out;
+namespace {
+// Which label an op gets: compute ops by (cost, recompute), collectives by (group's dim, op).
+size_t label_key(const CompiledPlan& plan, const ProgramOp& op) {
+  constexpr size_t kComms = static_cast<size_t>(CommOp::send_recv) + 1, kDims = static_cast<size_t>(Dim::pp) + 1;
+  switch (op.kind) {
+    case OpKind::send: return 0;
+    case OpKind::recv: return 1;
+    case OpKind::collective:
+      return 2 + static_cast<size_t>(plan.groups[op.group].dim) * kComms + static_cast<size_t>(op.comm);
+    case OpKind::compute: return 2 + kDims * kComms + 2 * size_t{op.cost} + (op.recompute ? 1 : 0);
+  }
+  return 0;
+}
+}  // namespace
+
+OpRecords op_records(const CompiledPlan& plan, const ExecutionResult& exec) {
+  OpRecords out;
+  std::vector<uint32_t> label_of;  // by label_key, kUnset until first use
+  constexpr uint32_t kUnset = ~0U;
+  size_t total = 0;
+  for (const Program& p : plan.programs) total += p.ops.size();
+  out.ops.reserve(total);
   for (size_t k = 0; k < plan.programs.size(); ++k) {
     const Program& p = plan.programs[k];
     for (size_t i = 0; i < p.ops.size(); ++i) {
+      const ProgramOp& op = p.ops[i];
+      const size_t key = label_key(plan, op);
+      if (key >= label_of.size()) label_of.resize(key + 1, kUnset);
+      if (label_of[key] == kUnset) {
+        label_of[key] = static_cast<uint32_t>(out.labels.size());
+        out.labels.push_back({op_name(plan, op), op_class(plan, op)});
+      }
       const OpTiming& t = exec.timings[k][i];
-      out.push_back({op_name(plan, p.ops[i]), op_class(plan, p.ops[i]), p.rank, t.start.seconds(),
-                     (t.end - t.start).seconds()});
+      out.ops.push_back({label_of[key], p.rank, t.start.seconds(), (t.end - t.start).seconds()});
     }
   }
   return out;

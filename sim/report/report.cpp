@@ -146,7 +146,9 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     r.stages.push_back(st);
   }
   std::sort(r.stages.begin(), r.stages.end(), [](const StageReport& a, const StageReport& b) { return a.stage < b.stage; });
-  r.ops = op_records(plan, exec);
+  OpRecords records = op_records(plan, exec);
+  r.op_labels = std::move(records.labels);
+  r.ops = std::move(records.ops);
   return r;
 }
 

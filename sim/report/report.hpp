@@ -55,17 +55,26 @@ struct RankReport {
 // (" (recompute)" appended for re-done forwards), "<dim>_<collective>" (e.g. "dp_all_reduce"), or
 // "send"/"recv"; class = the class of the op's kernel with the most FLOPs (elementwise when none has
 // FLOPs), "collective" or "p2p". Collectives' start is when every member was ready.
-struct OpRecord {
+// Millions of ops share a few dozen (name, class) pairs: a record refers to its pair by index.
+struct OpLabel {
   std::string name;
   std::string cls;
+};
+struct OpRecord {
+  uint32_t label = 0;  // index into Report::op_labels
   uint32_t rank = 0;
   double start_s = 0;
   double duration_s = 0;
 };
 std::string op_name(const CompiledPlan& plan, const ProgramOp& op);
 std::string op_class(const CompiledPlan& plan, const ProgramOp& op);
-// Every op of every program, in rank order, then program order.
-std::vector<OpRecord> op_records(const CompiledPlan& plan, const ExecutionResult& exec);
+// Every op of every program, in rank order, then program order; labels in order of first use.
+struct OpRecords {
+  std::vector<OpLabel> labels;
+  std::vector<OpLabel> op_labels;
+  std::vector<OpRecord> ops;
+};
+OpRecords op_records(const CompiledPlan& plan, const ExecutionResult& exec);
 
 struct Report {
   std::string name;
@@ -95,6 +104,7 @@ struct Report {
   uint64_t events = 0;
   uint64_t comm_calls = 0;
   std::string notes;  // e.g. what the run simplified
+  std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;
 };
 

@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
-
 #include "sim/core/assert.hpp"
+#include "sim/topo/route_cache.hpp"
 #include "sim/topo/router.hpp"
 
 namespace plansim {
@@ -38,7 +37,7 @@ const char* to_string(LinkKind k) {
 struct Topology::Impl {
   std::vector<std::vector<LinkId>> out;  // out links per node, id order
   std::unique_ptr<detail::Router> router;  // built by TopologyBuilder::build()
-  mutable std::unordered_map<uint64_t, std::vector<LinkId>> route_cache;
+  mutable detail::RouteCache route_cache;
 };
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
@@ -54,12 +53,12 @@ std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   if (a == b) return {};
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   auto& cache = impl_->route_cache;
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if (const auto* hit = cache.find(key)) return *hit;
   std::optional<std::vector<LinkId>> path = impl_->router->route(a, b);
   if (!path)
     throw InternalError(fmt::format("topology '{}': no route from {} to {}", name_, nodes_[a.index()].name,
                                     nodes_[b.index()].name));
-  return cache.emplace(key, std::move(*path)).first->second;
+  return cache.insert(key, *path);
 }
 
 TopologyBuilder::TopologyBuilder(std::string name) { topo_.name_ = std::move(name); }

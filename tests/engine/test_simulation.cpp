@@ -152,6 +152,36 @@ TEST_CASE("simulation: events scheduled from events", "[engine]") {
   CHECK(sim.events_processed() == 6);
 }
 
+TEST_CASE("simulation: zero-delay events (the FIFO beside the heap) keep (time, scheduling) order", "[engine]") {
+  // Events at the current time bypass the heap; they must still run after every event already due
+  // at that time, in scheduling order, be cancellable, and respect run_until's limit.
+  Simulation sim;
+  std::vector<std::string> log;
+  EventId doomed;
+  sim.at(Time::zero(), [&] { log.push_back("z0"); });  // scheduled at now (t = 0) before running
+  sim.at(Time::ns(1), [&] {
+    log.push_back("a");
+    sim.after(Time::zero(), [&] {
+      log.push_back("a0");
+      sim.after(Time::zero(), [&] { log.push_back("a00"); });
+    });
+    doomed = sim.after(Time::zero(), [&] { log.push_back("never"); });
+  });
+  sim.at(Time::ns(1), [&] {
+    log.push_back("b");
+    CHECK(sim.cancel(doomed));
+    sim.after(Time::zero(), [&] { log.push_back("b0"); });
+  });
+  sim.at(Time::ns(1), [&] { log.push_back("c"); });
+  sim.at(Time::ns(2), [&] { log.push_back("d"); });
+  sim.run_until(Time::ns(1));
+  CHECK(log == std::vector<std::string>{"z0", "a", "b", "c", "a0", "b0", "a00"});
+  CHECK(sim.pending() == 1);
+  sim.run();
+  CHECK(log.back() == "d");
+  CHECK(sim.events_processed() == 8);
+}
+
 TEST_CASE("simulation: an event can cancel a later one", "[engine]") {
   Simulation sim;
   std::vector<int> log;

@@ -2,6 +2,7 @@
 
 #include "tests/support/small_scenario.hpp"
 
+#include "sim/core/error.hpp"
 #include "sim/plan/executor.hpp"
 #include "sim/plan/plan_compiler.hpp"
 #include "sim/plan/rank_mapping.hpp"
@@ -187,4 +188,73 @@ TEST_CASE("report: MFU uses model FLOPs and the dtype's dense peak", "[plan][rep
   CHECK(r.mfu == Approx(r.model_flops / (r.iteration.seconds() * 312e12)));
   CHECK(r.tokens_per_s == Approx(2 * 1024 / r.iteration.seconds()));
   CHECK(r.overlap_fraction == 1.0);  // no communication at all
+}
+
+namespace {
+// Two ranks, each: one compute op, then `second` (a send/recv or a collective on group 0).
+CompiledPlan two_rank_plan(ProgramOp first_rank_op, ProgramOp second_rank_op) {
+  CompiledPlan plan;
+  plan.world = 2;
+  plan.groups.push_back(Group{Dim::dp, {0, 1}, 2});
+  plan.program_of_rank = {0, 1};
+  plan.costs.push_back(ComputeCost{"c", {OpCost{"e", OpClass::elementwise, 0, 1e6}}, 0});
+  plan.held = {StageHolding::full(1)};
+  for (uint32_t r = 0; r < 2; ++r) {
+    Program p;
+    p.rank = r;
+    p.ops.push_back(ProgramOp{});
+    ProgramOp op = r == 0 ? first_rank_op : second_rank_op;
+    op.dep_begin = 0;
+    op.dep_count = 1;
+    p.deps.push_back(0);
+    p.ops.push_back(op);
+    plan.programs.push_back(p);
+  }
+  return plan;
+}
+ProgramOp p2p_op(OpKind kind, uint32_t peer, uint32_t tag) {
+  ProgramOp op;
+  op.kind = kind;
+  op.stream = StreamKind::pp_comm;
+  op.comm = CommOp::send_recv;
+  op.peer = peer;
+  op.tag = tag;
+  op.bytes = 1e6;
+  return op;
+}
+ProgramOp dp_op(CommOp comm, double bytes) {
+  ProgramOp op;
+  op.kind = OpKind::collective;
+  op.stream = StreamKind::dp_comm;
+  op.comm = comm;
+  op.bytes = bytes;
+  return op;
+}
+ExecutionResult run_plan(const CompiledPlan& plan) {
+  Simulation sim;
+  testing::FixedComm comm(sim, [](const CommRequest& q) { return transfer_time(q.bytes, GBps(1)); });
+  return execute(plan, ComputeModel(params()), comm, sim);
+}
+}  // namespace
+
+TEST_CASE("executor: a send meets the recv with the same (sender, receiver, tag), and only that one", "[plan][exec]") {
+  // Matched: both ends start when the later one is ready and end 1 MB / 1 GB/s = 1 ms later.
+  ExecutionResult ok = run_plan(two_rank_plan(p2p_op(OpKind::send, 1, 7), p2p_op(OpKind::recv, 0, 7)));
+  CHECK(ok.comm_calls == 1);
+  CHECK(ok.timings[0][1].start == ok.timings[1][1].start);
+  CHECK((ok.timings[0][1].end - ok.timings[0][1].start) == Time::ms(1));
+  CHECK(ok.timings[1][1].end == ok.timings[0][1].end);
+  // A different tag, or the receiver naming the wrong sender, never matches: the plan deadlocks.
+  CHECK_THROWS_AS(run_plan(two_rank_plan(p2p_op(OpKind::send, 1, 7), p2p_op(OpKind::recv, 0, 8))), InternalError);
+  CHECK_THROWS_AS(run_plan(two_rank_plan(p2p_op(OpKind::send, 1, 7), p2p_op(OpKind::recv, 1, 7))), InternalError);
+}
+
+TEST_CASE("executor: the members of one collective must agree on its operation and size", "[plan][exec]") {
+  ExecutionResult ok = run_plan(two_rank_plan(dp_op(CommOp::all_reduce, 2e6), dp_op(CommOp::all_reduce, 2e6)));
+  CHECK(ok.comm_calls == 1);
+  CHECK((ok.timings[1][1].end - ok.timings[1][1].start) == Time::ms(2));
+  CHECK_THROWS_AS(run_plan(two_rank_plan(dp_op(CommOp::all_reduce, 2e6), dp_op(CommOp::all_reduce, 3e6))),
+                  InternalError);
+  CHECK_THROWS_AS(run_plan(two_rank_plan(dp_op(CommOp::all_reduce, 2e6), dp_op(CommOp::all_gather, 2e6))),
+                  InternalError);
 }
