@@ -21,6 +21,16 @@ Topology pair_topology(Rate bw, Time lat, bool store_and_forward = false) {
   return std::move(b).build();
 }
 
+// Links a = LinkId 0 (10 GB/s) and b = LinkId 1 (100 GB/s), the two hops of a small ring flow.
+Topology ring_links_topology() {
+  TopologyBuilder bld("ring links");
+  NodeId g[3];
+  for (int i = 0; i < 3; ++i) g[i] = bld.add_node(NodeKind::gpu, "g" + std::to_string(i), 0, i);
+  bld.add_link(g[0], g[1], LinkKind::nvlink, GBps(10), Time::zero());
+  bld.add_link(g[1], g[2], LinkKind::nvlink, GBps(100), Time::zero());
+  return std::move(bld).build();
+}
+
 // |a - b| within `ps` picoseconds.
 bool near(Time a, Time b, int64_t ps = 1) {
   const int64_t d = a.picoseconds() - b.picoseconds();
@@ -234,12 +244,8 @@ TEST_CASE("flow network: a transfer beside a ring bottlenecked elsewhere re-solv
   // (a is still saturated by the ring, which is the fastest flow there). Exactly one local solve of
   // one flow, no fallback, and the ring keeps its finish time: 1 GB / 10 GB/s = 100 ms. The p2p flow
   // moves 0.9 GB in 10 ms. When it finishes, nobody was bottlenecked on b: nothing is re-solved.
-  TopologyBuilder bld("ring beside");
-  NodeId g[3];
-  for (int i = 0; i < 3; ++i) g[i] = bld.add_node(NodeKind::gpu, "g" + std::to_string(i), 0, i);
-  const LinkId a = bld.add_link(g[0], g[1], LinkKind::nvlink, GBps(10), Time::zero());
-  const LinkId b = bld.add_link(g[1], g[2], LinkKind::nvlink, GBps(100), Time::zero());
-  Topology topo = std::move(bld).build();
+  const Topology topo = ring_links_topology();
+  const LinkId a = LinkId::from(0), b = LinkId::from(1);
   Simulation sim;
   FlowNetwork net(sim, topo);
   net.set_check_invariants(true);
@@ -264,12 +270,8 @@ TEST_CASE("flow network: a transfer on a ring's bottleneck slows the ring everyw
   // the ring slows down on b too and the re-solve must include it. The ring has moved 10 MB by 1 ms;
   // the p2p flow's 0.1 GB takes 20 ms at 5 GB/s; the ring then moves 0.1 GB in those 20 ms and the
   // last 0.89 GB at 10 GB/s: it finishes at 1 + 20 + 89 = 110 ms.
-  TopologyBuilder bld("ring shared");
-  NodeId g[3];
-  for (int i = 0; i < 3; ++i) g[i] = bld.add_node(NodeKind::gpu, "g" + std::to_string(i), 0, i);
-  const LinkId a = bld.add_link(g[0], g[1], LinkKind::nvlink, GBps(10), Time::zero());
-  const LinkId b = bld.add_link(g[1], g[2], LinkKind::nvlink, GBps(100), Time::zero());
-  Topology topo = std::move(bld).build();
+  const Topology topo = ring_links_topology();
+  const LinkId a = LinkId::from(0), b = LinkId::from(1);
   Simulation sim;
   FlowNetwork net(sim, topo);
   net.set_check_invariants(true);

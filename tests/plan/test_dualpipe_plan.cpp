@@ -138,12 +138,7 @@ TEST_CASE("dualpipe executes with a smaller bubble than 1F1B and ZB-H1 (free com
   // Uniform stages need the embedding and logits to be negligible next to the layers (see the
   // 1F1B executor test): a tiny vocabulary and a wide model.
   Scenario s = dual(1, 4, 1, 8);
-  s.model.vocab = 8;
-  s.model.hidden = 4096;
-  s.model.heads = 32;
-  s.model.kv_heads = 32;
-  s.model.ffn_hidden = 16384;
-  s.model.layers = 32;
+  testing::make_layers_dominate(s);
   auto free = [](const CommRequest&) { return Time::zero(); };
   const Report d = simulate(s, free);
   s.schedule.kind = "1f1b";

@@ -96,12 +96,7 @@ TEST_CASE("executor: pipeline bubble matches (p-1)/(m+p-1) with free communicati
   // vocabulary and a wide model (layer FLOPs grow as h², the embedding/norm traffic as h).
   for (auto [pp, m] : {std::pair{4, 16}, std::pair{2, 8}}) {
     Scenario s = small(1, pp, 1, m);
-    s.model.vocab = 8;
-    s.model.hidden = 4096;
-    s.model.heads = 32;
-    s.model.kv_heads = 32;
-    s.model.ffn_hidden = 16384;
-    s.model.layers = 32;
+    testing::make_layers_dominate(s);
     Report r = simulate(s, free_comm);
     INFO("pp=" << pp << " m=" << m);
     for (const auto& st : r.stages) {

@@ -22,4 +22,15 @@ inline Scenario small_scenario(int tp, int pp, int dp, int m) {
   return s;
 }
 
+// Makes pipeline stages uniform: the embedding and logits become negligible next to the layers (a
+// tiny vocabulary and a wide model: layer FLOPs grow as h², the embedding/norm traffic as h).
+inline void make_layers_dominate(Scenario& s) {
+  s.model.vocab = 8;
+  s.model.hidden = 4096;
+  s.model.heads = 32;
+  s.model.kv_heads = 32;
+  s.model.ffn_hidden = 16384;
+  s.model.layers = 32;
+}
+
 }  // namespace plansim::testing
