@@ -31,6 +31,11 @@ FabricSpec read_fabric(const YamlFile& file, const YAML::Node& fabric, const YAM
     return f;
   }
   if (nics.count == 0) m.fail(m.get("kind"), fmt::format("a '{}' fabric needs NICs: add node.nics", kind));
+  // Equal-cost path choice; default: by the NICs' link kind (InfiniBand destination, Ethernet hash).
+  if (m.get("load_balance")) {
+    const std::string lb = m.choice("load_balance", {"destination", "flow_hash"});
+    f.load_balance = lb == "destination" ? LoadBalance::destination : LoadBalance::flow_hash;
+  }
   if (f.kind == FabricKind::single_switch) {
     f.tiers = 1;
     m.finish();

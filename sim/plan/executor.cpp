@@ -57,7 +57,9 @@ struct Rendezvous {
   GpuId src, dst;              // send/recv: sender and receiver
   CommOp comm = CommOp::send_recv;
   bool known = false;          // comm and bytes set (by the first member seen)
+  int copies = 0;              // replicas launched
   int copies_left = 0;         // replicas still in flight
+  Time first_landed;           // when the first replica landed (TP folding's lockstep check)
   double bytes = 0;
 };
 
@@ -314,6 +316,7 @@ class Engine {
     const bool collective = rv.group != kNoGroup;
     const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
     rv.copies_left = copies;
+    rv.copies = copies;
     for (int j = 0; j < copies; ++j) {
       ++result_.comm_calls;
       if (collective) {
@@ -333,6 +336,15 @@ class Engine {
 
   void transfer_done(uint32_t id) {
     Rendezvous& rv = rv_[id];
+    if (plan_.fold > 1) {
+      // Siblings stay in lockstep only if every replica lands when the first does.
+      if (rv.copies_left == rv.copies) rv.first_landed = sim_.now();
+      const Time skew = sim_.now() - rv.first_landed;
+      if (skew > Time::zero()) {
+        if (rv.copies_left == 1) ++result_.fold_divergent;
+        result_.fold_max_skew = std::max(result_.fold_max_skew, skew);
+      }
+    }
     if (--rv.copies_left > 0) return;
     for (uint32_t k = 0; k < rv.needed; ++k) {
       auto [r, g] = members_[rv.members_begin + k];

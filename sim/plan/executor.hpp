@@ -46,6 +46,10 @@ struct ExecutionResult {
   std::vector<Time> compute_cost;              // per CompiledPlan::costs entry, without slowdown
   uint64_t events = 0;
   uint64_t comm_calls = 0;
+  // TP folding (CompiledPlan::fold > 1): transfers whose replicas did not all land at the same
+  // instant, and the largest spread. Zero: the folded run is exactly the unfolded one.
+  uint64_t fold_divergent = 0;
+  Time fold_max_skew;
 };
 
 ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim);

@@ -36,7 +36,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
                             memo_comm.misses(), memo_comm.hits())
                 : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
                                    : "; TP collectives on the flow network (--no-symmetry)";
-  run.report.notes = fmt::format("{}; {} events, {} transfers", how, run.exec.events, run.exec.comm_calls);
+  run.report.notes = fmt::format("{}; {} events, {} transfers; fold divergent {} max skew {} us", how, run.exec.events, run.exec.comm_calls, run.exec.fold_divergent, run.exec.fold_max_skew.micros());
   return run;
 }
 

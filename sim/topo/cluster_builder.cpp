@@ -130,6 +130,7 @@ Topology build_cluster(const ClusterSpec& spec) {
   TopologyBuilder b(spec.name);
   b.set_gpu_spec(n.gpu);
   b.set_num_hosts(spec.servers);
+  b.set_load_balance(spec.fabric.load_balance);
   std::vector<std::vector<NodeId>> nics;
   NodeId nvswitch;
   for (int h = 0; h < spec.servers; ++h) {

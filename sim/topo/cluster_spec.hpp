@@ -74,6 +74,7 @@ struct FabricSpec {
   int spine_up_links = 0;     // 3 tiers
   Rate spine_up_bandwidth;
   int cores = 0;              // 3 tiers
+  LoadBalance load_balance = LoadBalance::by_link_kind;  // equal-cost path choice (topology.hpp)
   SourcePos pos;              // for connectivity errors
 };
 

@@ -34,8 +34,9 @@ size_t find_root(std::vector<size_t>& parent, size_t x) {
 
 }  // namespace
 
-Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out)
-    : nodes_(nodes), links_(links), out_(out) {
+Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out,
+               LoadBalance load_balance)
+    : nodes_(nodes), links_(links), out_(out), load_balance_(load_balance) {
   const size_t n = nodes.size();
   in_.resize(n);
   for (const Link& l : links) in_[l.dst.index()].push_back(l.id);
@@ -121,7 +122,9 @@ void Router::index_destinations() {
       bool infiniband = false;
       for (LinkId l : in_[p])
         if (links_[l.index()].src.value == fabric_node_[f]) infiniband = links_[l.index()].kind == LinkKind::infiniband;
-      if (infiniband) dest_index_[p] = static_cast<int64_t>(i) + static_cast<int64_t>(per_leaf) * leaf;
+      const bool by_destination = load_balance_ == LoadBalance::destination ||
+                                  (load_balance_ == LoadBalance::by_link_kind && infiniband);
+      if (by_destination) dest_index_[p] = static_cast<int64_t>(i) + static_cast<int64_t>(per_leaf) * leaf;
     }
     ++leaf;
   }

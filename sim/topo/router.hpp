@@ -10,13 +10,14 @@
 // entry port -> destination. Fabric distances are BFS tables per *destination attachment* (the set of
 // switches that feed the destination port, e.g. its leaf), built lazily and shared by every port on the
 // same leaf: a 16k-GPU fat-tree needs one table per leaf, each the size of the switch set.
-// Among equal-cost next hops of an Ethernet fabric the choice is a hash of (source, destination, hop),
-// like ECMP. An InfiniBand fabric routes by destination only, as the subnet manager's forwarding tables
+// Among equal-cost next hops the choice is, by default (LoadBalance::by_link_kind), a hash of (source,
+// destination, hop) like ECMP on an Ethernet fabric; an InfiniBand fabric routes by destination only, as the subnet manager's forwarding tables
 // do (OpenSM fat-tree / D-mod-K routing): the destination port gets an index d = its position among its
 // leaf's ports + ports-per-leaf x the leaf's index; each upward hop takes equal-cost up-link
 // (d / w) mod k (w = the product of the up-link counts below), and each downward hop over parallel cables
 // takes the cable of the same index as the mirrored upward hop. Destinations of one leaf thus reach it
 // over distinct up-links and cables, so a permutation (a ring across servers) meets no hash collisions.
+// LoadBalance::destination / flow_hash apply one of the two to every fabric.
 // The segments inside the end islands (GPU <-> NIC) hash their own endpoints, cached per (GPU, NIC).
 // Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
 #include <array>
@@ -35,7 +36,8 @@ namespace plansim::detail {
 class Router {
  public:
   // Spans stay valid when the owning Topology moves (vector buffers move with it).
-  Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out);
+  Router(std::span<const Node> nodes, std::span<const Link> links, std::span<const std::vector<LinkId>> out,
+         LoadBalance load_balance = LoadBalance::by_link_kind);
 
   [[nodiscard]] int island(NodeId n) const { return island_[n.index()]; }
   [[nodiscard]] int num_islands() const { return num_islands_; }
@@ -85,6 +87,7 @@ class Router {
   std::vector<uint32_t> fabric_node_;  // fabric index -> node index
   std::vector<uint32_t> fab_out_start_, fab_in_start_;
   std::vector<FabricArc> fab_out_, fab_in_;
+  LoadBalance load_balance_;
   std::vector<int64_t> dest_index_;   // per node: D-mod-K destination index, -1 = ECMP hash
   std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;

@@ -98,8 +98,11 @@ void TopologyBuilder::set_nic(NodeId gpu, NodeId nic) {
   topo_.nodes_[gpu.index()].nic = nic;
 }
 
+void TopologyBuilder::set_load_balance(LoadBalance lb) { topo_.load_balance_ = lb; }
+
 Topology TopologyBuilder::build() && {
-  topo_.impl_->router = std::make_unique<detail::Router>(topo_.nodes_, topo_.links_, topo_.impl_->out);
+  topo_.impl_->router =
+      std::make_unique<detail::Router>(topo_.nodes_, topo_.links_, topo_.impl_->out, topo_.load_balance_);
   return std::move(topo_);
 }
 

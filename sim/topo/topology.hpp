@@ -18,6 +18,10 @@ namespace plansim {
 
 enum class NodeKind { gpu, nvswitch, pcie_switch, cpu, nic, leaf_switch, spine_switch, core_switch, other_switch };
 enum class LinkKind { nvlink, pcie, infiniband, ethernet, other };
+// How a fabric spreads traffic over equal-cost paths (router.hpp): by_link_kind: InfiniBand by
+// destination, Ethernet by flow hash; destination: every fabric by destination (D-mod-K); flow_hash:
+// every fabric by a hash of (source, destination) (ECMP).
+enum class LoadBalance { by_link_kind, destination, flow_hash };
 const char* to_string(NodeKind k);
 const char* to_string(LinkKind k);
 
@@ -61,7 +65,8 @@ class Topology {
 
   // The path from a to b as directed link ids; empty when a == b. Inside one island: fewest hops. Across
   // islands: a -> a's affine NIC (else its nearest NIC), fewest fabric hops, b's NIC -> b. Among equal-cost
-  // next hops the choice is a deterministic hash of (a, b, hop), spreading pairs like ECMP. Cached.
+  // fabric hops the choice follows load_balance(): by destination (D-mod-K) or a deterministic hash of
+  // (a, b, hop) like ECMP. Cached.
   // Throws ConfigError-free InternalError if b is unreachable. Not thread-safe (one Topology per thread).
   [[nodiscard]] std::span<const LinkId> route(NodeId a, NodeId b) const;
   [[nodiscard]] std::span<const LinkId> route(GpuId a, GpuId b) const { return route(gpu_node(a), gpu_node(b)); }
@@ -72,6 +77,7 @@ class Topology {
   // as GB200 NVL72), numbered in node order; -1 for fabric switches.
   [[nodiscard]] int island(NodeId n) const;
   [[nodiscard]] int num_islands() const;
+  [[nodiscard]] LoadBalance load_balance() const { return load_balance_; }
 
  private:
   friend class TopologyBuilder;
@@ -82,6 +88,7 @@ class Topology {
   std::vector<Link> links_;
   std::vector<NodeId> gpus_;
   int num_hosts_ = 0;
+  LoadBalance load_balance_ = LoadBalance::by_link_kind;
   GpuSpec gpu_spec_;
   std::unique_ptr<Impl> impl_;
 };
@@ -91,6 +98,7 @@ class TopologyBuilder {
   explicit TopologyBuilder(std::string name);
   void set_gpu_spec(GpuSpec spec);
   void set_num_hosts(int n);
+  void set_load_balance(LoadBalance lb);
   NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1, bool nvls = false);
   // Adds one directed link.
   LinkId add_link(NodeId src, NodeId dst, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);

@@ -222,3 +222,13 @@ TEST_CASE("shipped topologies: llama3 cluster has 1:7 above pods of 3,072 GPUs",
   CHECK(spine_down / spine_up == Approx(7.0));
   CHECK(t.route(GpuId(0), GpuId(3072)).size() == 10);  // pod 0 -> pod 1 through a core
 }
+
+TEST_CASE("topology yaml: fabric.load_balance", "[io][topo]") {
+  CHECK(parse(kBase).load_balance() == LoadBalance::by_link_kind);
+  CHECK(parse(with("  kind: single_switch\n", "  kind: single_switch\n  load_balance: flow_hash\n")).load_balance() ==
+        LoadBalance::flow_hash);
+  CHECK(parse(with("  kind: single_switch\n", "  kind: single_switch\n  load_balance: destination\n")).load_balance() ==
+        LoadBalance::destination);
+  CHECK(error_of(with("  kind: single_switch\n", "  kind: single_switch\n  load_balance: spray\n")) ==
+        "t.yaml:20:17: 'load_balance' must be one of destination, flow_hash, got 'spray'");
+}

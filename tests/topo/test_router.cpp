@@ -141,6 +141,25 @@ TEST_CASE("router: InfiniBand routes by destination, so a permutation meets no c
   CHECK(down(GpuId::from(0)) == down(GpuId::from(17)));
 }
 
+TEST_CASE("router: fabric.load_balance overrides the link kind's default path choice", "[topo][route]") {
+  // The fat-tree shift above: destination routing gives every hop its own up-link and cable; the
+  // same fabric with flow hashing (ECMP) puts some on one link; an Ethernet fabric told to route by
+  // destination behaves like the InfiniBand one.
+  std::vector<std::pair<GpuId, GpuId>> shift;
+  for (int a = 0; a < 32; ++a) shift.emplace_back(GpuId::from(a), GpuId::from(32 + (a + 5) % 32));
+  ClusterSpec s = h100_fat_tree3(80);
+  CHECK(max_fabric_load(build_cluster(s), shift) == 1);
+  s.fabric.load_balance = LoadBalance::flow_hash;
+  const Topology hashed = build_cluster(s);
+  CHECK(hashed.load_balance() == LoadBalance::flow_hash);
+  CHECK(max_fabric_load(hashed, shift) > 1);
+  s.node.nics.kind = LinkKind::ethernet;
+  s.fabric.load_balance = LoadBalance::by_link_kind;
+  CHECK(max_fabric_load(build_cluster(s), shift) > 1);
+  s.fabric.load_balance = LoadBalance::destination;
+  CHECK(max_fabric_load(build_cluster(s), shift) == 1);
+}
+
 TEST_CASE("router: P2P off sends peer traffic through the CPU", "[topo][route]") {
   ClusterSpec s = h100_cluster(1);
   s.node.nvswitch.reset();
