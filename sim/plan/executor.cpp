@@ -63,14 +63,25 @@ struct Rendezvous {
   double bytes = 0;
 };
 
+// A compute op in progress. It does `remaining` picoseconds of work (its unslowed time) at rate 1,
+// or 1/(1 + comm_slowdown) while one of its rank's transfers is in flight; when that changes, the
+// work done so far is booked and its completion event replaced. A zero-length overlap costs nothing, so events that tie do not change durations.
+struct RunningCompute {
+  uint32_t op = 0;       // global index
+  EventId done;          // its completion event
+  double remaining = 0;  // unslowed picoseconds of work left at `since`
+  Time since;
+  bool slowed = false;
+};
+
 class Engine {
  public:
   Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& comm, Simulation& sim)
       : plan_(plan), comm_(comm), sim_(sim) {
     for (const auto& c : plan.costs) {
       result_.compute_cost.push_back(cm.ops_time(c.kernels));
-      slowed_cost_.push_back(Time::from_seconds(result_.compute_cost.back().seconds() * (1 + cm.params().comm_slowdown)));
     }
+    slowdown_ = 1 + cm.params().comm_slowdown;
     size_t total = 0;
     for (const Program& p : plan.programs) {
       first_op_.push_back(static_cast<uint32_t>(total));
@@ -80,6 +91,7 @@ class Engine {
     first_op_.push_back(static_cast<uint32_t>(total));
     ops_.assign(total, OpState{});
     active_comm_.assign(plan.programs.size(), 0);
+    running_.resize(plan.programs.size());
     result_.timings.resize(plan.programs.size());
     for (size_t r = 0; r < plan.programs.size(); ++r)
       result_.timings[r].assign(plan.programs[r].ops.size(), OpTiming{Time::infinite(), Time::infinite()});
@@ -262,7 +274,12 @@ class Engine {
     if (o.work & kCompute) {
       const uint32_t cost = o.work & ~kCompute;
       timing(r, g).start = sim_.now();
-      sim_.after(active_comm_[r] > 0 ? slowed_cost_[cost] : result_.compute_cost[cost], [this, r, g] { complete(r, g); });
+      RunningCompute& c = running_[r].emplace_back();
+      c.op = g;
+      c.remaining = static_cast<double>(result_.compute_cost[cost].picoseconds());
+      c.since = sim_.now();
+      c.slowed = active_comm_[r] > 0;
+      schedule_compute(r, c);
       return;
     }
     if (o.work & kSolo) {
@@ -286,9 +303,41 @@ class Engine {
     return req;
   }
 
+  void schedule_compute(uint32_t r, RunningCompute& c) {
+    if (c.done.valid()) sim_.cancel(c.done);
+    const double left = c.slowed ? c.remaining * slowdown_ : c.remaining;
+    c.done = sim_.after(Time::ps(static_cast<int64_t>(left + 0.5)), [this, r, g = c.op] {
+      auto& running = running_[r];
+      auto it = std::find_if(running.begin(), running.end(), [&](const RunningCompute& x) { return x.op == g; });
+      *it = running.back();
+      running.pop_back();
+      complete(r, g);
+    });
+  }
+
+  // Rank r's transfers in flight went from none to some or back: retime its running compute.
+  void comm_state_changed(uint32_t r) {
+    const bool slowed = active_comm_[r] > 0;
+    for (RunningCompute& c : running_[r]) {
+      if (c.slowed == slowed) continue;
+      const double elapsed = static_cast<double>((sim_.now() - c.since).picoseconds());
+      c.remaining = std::max(0.0, c.remaining - (c.slowed ? elapsed / slowdown_ : elapsed));
+      c.since = sim_.now();
+      c.slowed = slowed;
+      schedule_compute(r, c);
+    }
+  }
+
+  void comm_begin(uint32_t r) {
+    if (active_comm_[r]++ == 0 && !running_[r].empty()) comm_state_changed(r);
+  }
+  void comm_end(uint32_t r) {
+    if (--active_comm_[r] == 0 && !running_[r].empty()) comm_state_changed(r);
+  }
+
   void launch_solo(const Solo& solo, uint32_t r, uint32_t g) {
     timing(r, g).start = sim_.now();
-    ++active_comm_[r];
+    comm_begin(r);
     ++result_.comm_calls;
     CommRequest req;
     req.op = solo.comm;
@@ -297,7 +346,7 @@ class Engine {
     req.dim = solo.dim;
     req.group = solo.group;
     comm_.start(req, [this, r, g] {
-      --active_comm_[r];
+      comm_end(r);
       complete(r, g);
     });
   }
@@ -311,7 +360,7 @@ class Engine {
     for (uint32_t k = 0; k < rv.needed; ++k) {
       auto [r, g] = members_[rv.members_begin + k];
       timing(r, g).start = sim_.now();
-      ++active_comm_[r];
+      comm_begin(r);
     }
     const bool collective = rv.group != kNoGroup;
     const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
@@ -336,19 +385,19 @@ class Engine {
 
   void transfer_done(uint32_t id) {
     Rendezvous& rv = rv_[id];
-    if (plan_.fold > 1) {
+    if (rv.copies > 1) {
       // Siblings stay in lockstep only if every replica lands when the first does.
       if (rv.copies_left == rv.copies) rv.first_landed = sim_.now();
-      const Time skew = sim_.now() - rv.first_landed;
-      if (skew > Time::zero()) {
-        if (rv.copies_left == 1) ++result_.fold_divergent;
-        result_.fold_max_skew = std::max(result_.fold_max_skew, skew);
-      }
+      if (sim_.now() != rv.first_landed)
+        throw FoldDivergence(fmt::format("TP folding is not exact here: two TP siblings' copies of a {} transfer landed "
+                                         "{:.3f} us apart at t = {:.6f} s",
+                                         rv.group == kNoGroup ? "pp" : to_string(plan_.groups[rv.group].dim),
+                                         (sim_.now() - rv.first_landed).micros(), sim_.now().seconds()));
     }
     if (--rv.copies_left > 0) return;
     for (uint32_t k = 0; k < rv.needed; ++k) {
       auto [r, g] = members_[rv.members_begin + k];
-      --active_comm_[r];
+      comm_end(r);
       complete(r, g);
     }
   }
@@ -372,7 +421,8 @@ class Engine {
   const CompiledPlan& plan_;
   CommService& comm_;
   Simulation& sim_;
-  std::vector<Time> slowed_cost_;  // per cost: its time while one of the rank's transfers is in flight
+  double slowdown_ = 1;             // compute time factor while a transfer of the rank is in flight
+  std::vector<std::vector<RunningCompute>> running_;  // per rank: its compute ops in progress
   std::vector<uint32_t> first_op_;  // per rank: its first op's global index; then the total
   std::vector<OpState> ops_;        // every rank's ops, rank after rank
   std::vector<uint32_t> more_;      // dependents of ops with several, see OpState::dependent

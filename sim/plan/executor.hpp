@@ -1,11 +1,12 @@
 #pragma once
 // Runs every rank's program on the event engine. Compute ops take the compute model's time on the
-// rank's compute stream (slowed by comm_slowdown while one of the rank's communication ops is in
-// flight, evaluated when the op starts); collectives start once every member has issued them and
+// rank's compute stream, progressing 1 + comm_slowdown times slower for as long as one of the
+// rank's communication ops is in flight (the overlapping part only); collectives start once every member has issued them and
 // send/recv (asynchronous, like isend/irecv: they wait for their deps, not for their stream)
 // once both sides are ready, and go through a CommService (the collective runner over
 // the flow network in `plansim run`, so groups that share links contend).
 #include <functional>
+#include <stdexcept>
 #include <span>
 #include <vector>
 
@@ -46,10 +47,14 @@ struct ExecutionResult {
   std::vector<Time> compute_cost;              // per CompiledPlan::costs entry, without slowdown
   uint64_t events = 0;
   uint64_t comm_calls = 0;
-  // TP folding (CompiledPlan::fold > 1): transfers whose replicas did not all land at the same
-  // instant, and the largest spread. Zero: the folded run is exactly the unfolded one.
-  uint64_t fold_divergent = 0;
-  Time fold_max_skew;
+};
+
+// Thrown by execute() on a TP-folded plan (CompiledPlan::fold > 1) when the copies of one transfer
+// replayed for the TP siblings do not all land at the same instant: the siblings would not stay in
+// lockstep, so the folded run would differ from the unfolded one. Until then the two are the same
+// run (same flows on the network at the same times), so a folded run that completes is exact.
+struct FoldDivergence : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim);

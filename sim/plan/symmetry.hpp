@@ -1,10 +1,12 @@
 #pragma once
 // Shortcuts for large plans (`plansim run --no-symmetry` turns both off).
-//  * TP folding (CompileOptions::fold_tp), an approximation: TP siblings run identical programs, so
-//    only TP rank 0 is executed; its non-TP transfers are replayed for every sibling (see
-//    executor.cpp) and complete when the slowest copy lands, i.e. siblings are assumed in lockstep.
-//    Unfolded, a sibling whose copy lands early waits at the next TP collective instead: iteration
-//    times agree closely (0.3 % on GPT-3 175B / 1,024 A100), the exposed-comm vs bubble split less.
+//  * TP folding (CompileOptions::fold_tp), exact or abandoned: TP siblings run identical programs,
+//    so only TP rank 0 is executed; its non-TP transfers are replayed for every sibling (see
+//    executor.cpp), so the network carries exactly the unfolded run's flows. As long as every
+//    replay lands at the instant the first copy does, the siblings are in lockstep and the run is
+//    the unfolded run; the first time copies land apart, execute() throws FoldDivergence and
+//    simulate_plan() runs every rank instead (e.g. ECMP-hashed fabrics, where siblings' routes
+//    differ). Ties cannot break lockstep: compute is slowed only for its overlap with transfers.
 //  * TP memoisation (exact): when no two TP groups share a link and no route of any non-TP transfer touches
 //    a link that TP groups use, a TP collective never contends with anything but itself (its stream issues one at a time), so its
 //    time is that of the same collective run alone: computed once per (op, bytes, group shape) on a

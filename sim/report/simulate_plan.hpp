@@ -17,8 +17,9 @@ struct PlanRun {
 };
 
 struct SimulateOptions {
-  // Use the shortcuts of plan/symmetry.hpp (TP folding, an approximation; TP memoisation when TP
-  // links are private, exact). The report's notes say which were used.
+  // Use the exact shortcuts of plan/symmetry.hpp: TP folding, kept only if the siblings stayed in
+  // lockstep (else the plan is run again with every rank), and TP memoisation when TP links are
+  // private. The report's notes say which were used.
   bool symmetry = true;
 };
 

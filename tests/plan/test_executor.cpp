@@ -154,6 +154,55 @@ TEST_CASE("seed overlap: 1000 ms compute + 200 ms comm = 1200 ms serial, 1000 ms
   }
 }
 
+TEST_CASE("executor: compute is slowed only for the part that overlaps a transfer", "[plan][exec]") {
+  // Two ranks, comm_slowdown 0.1. Each runs compute ops back to back on the compute stream and, from
+  // t = 0 on the DP stream, a collective X of fixed duration. With A (200 us of work) then B (1000 us)
+  // and X taking 220 us, A overlaps X entirely and ends at 220 us, the instant X lands; B starts then
+  // and is not slowed (a zero-length overlap costs nothing, whichever of the two events runs first).
+  ComputeParams cp = params();
+  cp.comm_slowdown = 0.1;
+  const double bytes_per_us = cp.hbm.value() * cp.hbm_efficiency * 1e-6;
+  auto run = [&](const std::vector<double>& work_us, double comm_us) {
+    CompiledPlan plan;
+    plan.world = 2;
+    plan.groups.push_back(Group{Dim::dp, {0, 1}, 2});
+    plan.program_of_rank = {0, 1};
+    for (double w : work_us) plan.costs.push_back(ComputeCost{"c", {OpCost{"e", OpClass::elementwise, 0, w * bytes_per_us}}, 0});
+    plan.held = {StageHolding::full(1)};
+    for (uint32_t r = 0; r < 2; ++r) {
+      Program p;
+      p.rank = r;
+      for (uint32_t c = 0; c < work_us.size(); ++c) {
+        ProgramOp op;
+        op.micro_batch = 0;
+        op.cost = c;
+        p.ops.push_back(op);
+      }
+      ProgramOp x;
+      x.kind = OpKind::collective;
+      x.stream = StreamKind::dp_comm;
+      x.group = 0;
+      x.bytes = 1;
+      p.ops.push_back(x);
+      plan.programs.push_back(p);
+    }
+    Simulation sim;
+    testing::FixedComm comm(sim, [comm_us](const CommRequest&) { return Time::us(comm_us); });
+    return execute(plan, ComputeModel(cp), comm, sim);
+  };
+  // A then B; X takes exactly A's slowed time.
+  ExecutionResult r = run({200, 1000}, 220);
+  CHECK(r.timings[0][0].end.micros() == Approx(220).epsilon(1e-9));
+  CHECK(r.timings[0][1].end.micros() == Approx(1220).epsilon(1e-9));
+  CHECK(r.timings[0][2].end.micros() == Approx(220).epsilon(1e-9));
+  // One 1000 us op, X of 200 us: 200 us at 1/1.1 speed (181.8 us of work), the rest at full speed.
+  r = run({1000}, 200);
+  CHECK(r.timings[0][0].end.micros() == Approx(200 + (1000 - 200 / 1.1)).epsilon(1e-9));
+  // X longer than the op: slowed throughout.
+  r = run({1000}, 5000);
+  CHECK(r.timings[0][0].end.micros() == Approx(1100).epsilon(1e-9));
+}
+
 TEST_CASE("compiled DP overlap leaves at most the last bucket exposed", "[plan][exec]") {
   Scenario s = small(1, 1, 2, 4);
   s.training.grad_bucket = MB(20);

@@ -85,17 +85,45 @@ TEST_CASE("seed scenarios reproduce the notes' qualitative claims", "[golden][se
   CHECK(small_ib.mfu < 0.75 * big_ib.mfu);
 }
 
-TEST_CASE("symmetry shortcuts reproduce the full simulation", "[golden][symmetry]") {
-  // TP folding (+ memoisation where TP links are private) against executing every rank with every
-  // collective on the flow network.
+namespace {
+// Every figure of two report JSONs agrees to 1e-12 (means summed in another order may differ in the
+// last bits), apart from the notes, which rank a folded rank's figures come from, and the op list
+// (a folded report lists the executed ranks' ops only).
+void check_same_report(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+  INFO(path);
+  if (a.is_object()) {
+    REQUIRE(b.is_object());
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (it.key() == "notes" || it.key() == "executed_as" || it.key() == "ops") continue;
+      REQUIRE(b.contains(it.key()));
+      check_same_report(it.value(), b[it.key()], path + "." + it.key());
+    }
+  } else if (a.is_array()) {
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) check_same_report(a[i], b[i], path + "[" + std::to_string(i) + "]");
+  } else if (a.is_number_float()) {
+    CHECK(a.get<double>() == Approx(b.get<double>()).epsilon(1e-12).margin(1e-15));
+  } else {
+    CHECK(a == b);
+  }
+}
+}  // namespace
+
+TEST_CASE("symmetry shortcuts reproduce the full simulation exactly", "[golden][symmetry]") {
+  // TP folding (kept only when the siblings stayed in lockstep) and the TP memo (where TP links are
+  // private) against executing every rank with every collective on the flow network: the same
+  // report, rank by rank. seed-tp8-nvlink's DP rings cross an Ethernet fabric with ECMP hashing, so
+  // the TP siblings' routes differ: folding is abandoned there and the notes say why.
   const std::string src = PLANSIM_SOURCE_DIR;
-  for (const char* name : {"seed-tp8-nvlink", "seed-tp8-ethernet", "seed-small-batch"}) {
+  for (const char* name : {"seed-tp8-nvlink", "seed-tp8-ethernet", "seed-small-batch", "llama3-70b-64-h100"}) {
     LoadedScenario s = load_scenario(src + "/scenarios/" + name + ".yaml");
     PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true});
     PlanRun full = simulate_plan(s.scenario, s.topology, SimulateOptions{false});
     INFO(name << ": " << fast.report.notes);
-    CHECK(fast.plan.programs.size() < full.plan.programs.size());
-    CHECK(fast.report.iteration.seconds() == Approx(full.report.iteration.seconds()).epsilon(1e-3));
-    CHECK(fast.report.mfu == Approx(full.report.mfu).epsilon(1e-3));
+    const bool abandoned = std::string(name) == "seed-tp8-nvlink";
+    CHECK((fast.report.notes.find("TP folding is not exact here") != std::string::npos) == abandoned);
+    if (abandoned) CHECK(fast.plan.programs.size() == full.plan.programs.size());
+    else CHECK(fast.plan.programs.size() * static_cast<size_t>(s.scenario.parallel.tp) == full.plan.programs.size());
+    check_same_report(nlohmann::json::parse(report_json(fast.report)), nlohmann::json::parse(report_json(full.report)), name);
   }
 }

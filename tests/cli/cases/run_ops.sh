@@ -11,6 +11,9 @@ ops_json="$(mktemp)"
 expect_exit 0 "$plansim" validate --sim "$ops_json" --measured "$ops_json"
 expect_stdout '^p2p +384 +0\.00 +0\.00' "$plansim" validate --sim "$ops_json" --measured "$ops_json"
 rm -f "$ops_json"
-# Every rank of the world in `ranks`: TP8 is folded, so rank 63 points at TP rank 0 of its group.
-expect_stdout '^    \{"rank":63,"stage":0,"executed_as":56\}$' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -
-expect_stdout '^    \{"rank":56,"stage":0,"executed_as":56,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -
+# Every rank of the world in `ranks`: TP8 is folded (TP across servers, outermost of the mapping), so
+# rank 63 points at TP rank 0 of its group, rank 7.
+expect_stdout '^    \{"rank":63,"stage":0,"executed_as":7\}$' "$plansim" run "$sc/seed-tp8-ethernet.yaml" --json -
+expect_stdout '^    \{"rank":7,"stage":0,"executed_as":7,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-ethernet.yaml" --json -
+# Where folding is abandoned (ECMP-hashed DP rings), every rank is its own.
+expect_stdout '^    \{"rank":63,"stage":0,"executed_as":63,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -
