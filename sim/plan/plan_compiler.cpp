@@ -6,6 +6,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/model/memory.hpp"
+#include "sim/plan/grad_buckets.hpp"
 #include "sim/plan/layer_partition.hpp"
 #include "sim/plan/pair_interleave.hpp"
 #include "sim/plan/plan_costs.hpp"
@@ -55,7 +56,10 @@ struct Context {
 
 class RankBuilder {
  public:
-  RankBuilder(const Context& c, Program& p) : c_(c), p_(p), s_(*c.s) {
+  RankBuilder(const Context& c, Program& p)
+      : c_(c), p_(p), s_(*c.s),
+        grads_(c.s->training.grad_bucket.value(), c.s->training.overlap.grad_reduce, c.s->parallel.zero >= 3,
+               c.lay->is_mirrored()) {
     const ParallelSpec& par = s_.parallel;
     const int r = static_cast<int>(p.rank);
     coords_ = c.map->coords(r);
@@ -98,8 +102,7 @@ class RankBuilder {
         backward(op.micro_batch, op.chunk, op.with_weight);
       }
     }
-    if (c_.lay->is_mirrored()) flush_mirrored_grads();
-    flush_grads(true);
+    last_dp_ = grads_.finish(last_compute_, reduce_grads());
     // Gradient clipping: the global gradient norm is all-reduced over the model-parallel ranks
     // (Megatron), so no stage starts its optimizer step before every stage's backward is done.
     // Modelled over the pp·cp ranks of this TP rank (the TP part of the 8-byte reduction is
@@ -316,8 +319,8 @@ class RankBuilder {
     auto remap = [&](uint32_t& i) {
       if (i != kNone && i >= first) i = moved[i - first];
     };
-    for (uint32_t* field : {&last_compute_, &prev_compute_, &last_dp_, &bucket_producer_}) remap(*field);
-    for (auto& g : mirrored_grads_) remap(g.second);
+    for (uint32_t* field : {&last_compute_, &prev_compute_, &last_dp_}) remap(*field);
+    grads_.remap(remap);
   }
 
   void weight_grads(int mb, int chunk) {
@@ -335,55 +338,26 @@ class RankBuilder {
 
   // ---- data parallelism ----
   // Gradients of layer l (kEmbedding / kOutput: this stage's embedding / output layer) are ready
-  // after op `producer`.
+  // after op `producer`. The mirrored layout's canonical order (GradBuckets): the later piece first,
+  // last layer first, the output layer before it and the embedding after it; both mirrors finish
+  // the lower piece last, so the first buckets still overlap the remaining backward.
   void add_grads(int l, uint32_t producer) {
-    const ParallelSpec& par = s_.parallel;
     if (dp_size_ == 1) return;
-    if (c_.lay->is_mirrored()) {  // bucketed in flush_mirrored_grads, in an order both mirrors share
-      mirrored_grads_.emplace_back(l, producer);
-      return;
-    }
     const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
-    bucket_bytes_ += params * s_.training.grad_bytes;
-    bucket_producer_ = producer;
-    if (par.zero >= 3 || bucket_bytes_ >= s_.training.grad_bucket.value()) flush_grads(false);
-  }
-  void flush_grads(bool final_flush) {
-    const CommOp op = s_.parallel.zero >= 1 ? CommOp::reduce_scatter : CommOp::all_reduce;
-    const bool overlap = s_.training.overlap.grad_reduce;
-    if (bucket_bytes_ > 0) {
-      if (overlap) last_dp_ = coll(StreamKind::dp_comm, op, dp_, bucket_bytes_, Phase::W, -1, {bucket_producer_});
-      else pending_.push_back(bucket_bytes_);
-      bucket_bytes_ = 0;
-    }
-    // Without overlap every bucket waits for the end of the backward pass.
-    if (final_flush && !overlap)
-      for (double b : pending_) last_dp_ = coll(StreamKind::dp_comm, op, dp_, b, Phase::W, -1, {last_compute_});
-  }
-  // Mirrored layout: stage s and its mirror p−1−s reduce the same two pieces together but finish
-  // them in different orders, and a collective needs the same sequence on every member. So the
-  // buckets are formed here in one canonical order, the later piece first (last layer first, the
-  // output layer before it, the embedding after it), each bucket depending on this rank's last
-  // producer of its gradients. Both mirrors finish the lower piece last, so the first buckets
-  // still overlap the remaining backward.
-  void flush_mirrored_grads() {
-    auto rank_of_item = [&](int l) {  // position in the canonical order
+    GradBuckets::SortKey key{0, 0};
+    if (c_.lay->is_mirrored()) {
       const int piece = l == kOutput ? c_.nvs - 1 : l == kEmbedding ? 0 : piece_of_layer(l);
       const int within = l == kOutput ? s_.model.layers : l == kEmbedding ? -1 : l;
-      return std::make_pair(-piece, -within);
-    };
-    std::stable_sort(mirrored_grads_.begin(), mirrored_grads_.end(),
-                     [&](const auto& a, const auto& b) { return rank_of_item(a.first) < rank_of_item(b.first); });
-    for (const auto& [l, producer] : mirrored_grads_) {
-      const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
-      bucket_bytes_ += params * s_.training.grad_bytes;
-      bucket_producer_ = bucket_producer_ == kNone ? producer : std::max(bucket_producer_, producer);
-      if (bucket_bytes_ >= s_.training.grad_bucket.value()) {
-        flush_grads(false);
-        bucket_producer_ = kNone;
-      }
+      key = {-piece, -within};
     }
-    mirrored_grads_.clear();
+    grads_.add(params * s_.training.grad_bytes, producer, key, reduce_grads());
+  }
+  // One bucket's reduction on the DP stream (ZeRO: reduce-scatter, else all-reduce).
+  GradBuckets::Reduce reduce_grads() {
+    const CommOp op = s_.parallel.zero >= 1 ? CommOp::reduce_scatter : CommOp::all_reduce;
+    return [this, op](double bytes, uint32_t after) {
+      return coll(StreamKind::dp_comm, op, dp_, bytes, Phase::W, -1, {after});
+    };
   }
   [[nodiscard]] int piece_of_layer(int l) const {
     for (int c = 0; c < c_.lay->chunks(); ++c)
@@ -421,10 +395,8 @@ class RankBuilder {
   int dp_size_ = 1;
   std::map<uint32_t, uint32_t> seq_;
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
-  uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone, bucket_producer_ = kNone;
-  double bucket_bytes_ = 0;
-  std::vector<double> pending_;
-  std::vector<std::pair<int, uint32_t>> mirrored_grads_;  // (layer or kEmbedding/kOutput, producer)
+  uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone;
+  GradBuckets grads_;
   std::vector<uint32_t> param_gather_;
 };
 
