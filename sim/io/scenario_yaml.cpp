@@ -20,12 +20,12 @@ const std::vector<std::string>& key_paths() {
       "name", "topology", "nodes",
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
-      "model.tied_embeddings", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
+      "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
       "model.moe.every",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
       "parallel.zero", "parallel.order", "parallel.stage_layers",
       "schedule.kind", "schedule.virtual_stages",
-      "training.global_batch", "training.micro_batch", "training.recompute", "training.grad_bucket",
+      "training.global_batch", "training.micro_batch", "training.recompute", "training.attention", "training.grad_bucket",
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
       "compute.matmul_tflops", "compute.gemm_half_flops", "compute.attention_efficiency", "compute.hbm_efficiency",
@@ -98,6 +98,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   s.bias = flag(m, "bias", false);
   s.learned_positions = flag(m, "learned_positions", false);
   s.tied_embeddings = flag(m, "tied_embeddings", false);
+  s.dropout = flag(m, "dropout", false);
   if (s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {}", s.hidden, s.heads));
   if (s.heads % s.kv_heads != 0)
     f.fail(m.require("kv_heads"), fmt::format("heads {} is not divisible by kv_heads {}", s.heads, s.kv_heads));
@@ -185,6 +186,7 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   t.micro_batch = m.positive_int_or("micro_batch", 1);
   std::string rc = m.choice_or("recompute", {"none", "selective", "full"}, "none");
   t.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
+  t.materialised_attention = m.choice_or("attention", {"flash", "materialised"}, "flash") == "materialised";
   t.grad_bucket = m.bytes_or("grad_bucket", MiB(25));
   if (m.has("overlap")) {
     MapReader o(f, m.get("overlap"), "training.overlap");

@@ -17,31 +17,69 @@ MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zer
   return m;
 }
 
-Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r) {
+namespace {
+
+// One layer's saved tensors per token of one micro-batch, in bytes (16-bit activations, 1-byte
+// dropout masks), split into what sequence parallelism divides by t and tensor parallelism alone
+// does not (the replicated part) versus what TP always divides (Korthikanti et al. 2022, Sec. 4,
+// generalised to GQA and gated MLPs; for GPT — MHA, 4h MLP, dropout — it is their 10h + 24h/t).
+struct PerToken {
+  double replicated = 0;  // divided by t only with sequence parallelism
+  double split = 0;       // divided by t
+};
+
+double kv_width(const ModelSpec& m) {
+  return static_cast<double>(m.kv_heads > 0 ? m.kv_heads : m.heads) * static_cast<double>(m.head_dim());
+}
+double ffn_width(const ModelSpec& m) {
+  return static_cast<double>(m.ffn_hidden > 0 ? m.ffn_hidden : 4 * m.hidden);
+}
+
+// M_B: two norm inputs (4h), the QKV and MLP-up GEMM inputs (2h + 2h), dropout masks after the
+// attention projection and the MLP (h + h); TP-split: Q (2h), K and V (4·kv), the projection input
+// (2h), and the MLP's inner tensors: GeLU input and down-GEMM input (2f + 2f), or gate output, up
+// output and their product for SwiGLU (6f).
+PerToken saved_for_backward(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m);
+  return {8 * h + (m.dropout ? 2 * h : 0), 4 * h + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
+}
+
+// M_W: the weight GEMMs' inputs (QKV 2h, projection 2h, MLP-up 2h, MLP-down 2f) and output gradients
+// (QKV 2h + 4·kv, projection 2h, MLP-up 2f or gate + up 4f, MLP-down 2h). Replicated without SP:
+// the QKV and MLP-up inputs and the projection and MLP-down output gradients.
+PerToken weight_grad_inputs(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m);
+  return {8 * h, 2 * h + 2 * f + 2 * h + 4 * kv_width(m) + (m.gated_mlp ? 4 * f : 2 * f)};
+}
+
+double per_rank(PerToken pt, const ParallelSpec& p) {
+  const double t = p.tp;
+  return p.sequence_parallel ? (pt.replicated + pt.split) / t : pt.replicated + pt.split / t;
+}
+
+}  // namespace
+
+Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r,
+                                 bool materialised) {
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = m.heads, t = p.tp;
-  const double s_local = s / p.cp;
-  const double sbh = s_local * b * h;
-  const double attn = 5 * a * s / h;  // the softmax/dropout term (s·b·h·5as/h = 5·a·s²·b)
-  if (r == Recompute::full) return Bytes(2 * sbh / (p.sequence_parallel ? t : 1));
-  const double keep_attn = r == Recompute::selective ? 0 : 1;
-  if (p.sequence_parallel) return Bytes(sbh / t * (34 + keep_attn * attn));
-  return Bytes(sbh * (10 + 24 / t + keep_attn * attn / t));
+  const double tokens = s / p.cp * b;
+  if (r == Recompute::full) return Bytes(2 * tokens * h / (p.sequence_parallel ? t : 1));
+  // Without selective recompute, materialised attention also keeps the softmax output (2 bytes per
+  // score) and, with dropout, its mask (1) and output (2): 5·a·s per token (Korthikanti), split by TP.
+  // Flash attention keeps only per-row statistics (negligible).
+  const double scores = r == Recompute::selective || !materialised ? 0 : (m.dropout ? 5 : 2) * a * s / t;
+  return Bytes(tokens * (per_rank(saved_for_backward(m), p) + scores));
 }
 
 Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p) {
-  const double sbh =
-      static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch) * static_cast<double>(m.hidden);
-  const double t = p.tp;
-  if (p.sequence_parallel) return Bytes(sbh / t * 32);
-  // Replicated under TP: QKV and MLP-up inputs (LN outputs, 2 + 2), projection and MLP-down output
-  // gradients (2 + 2). Split: projection input 2, MLP-down input 8, QKV output gradient 6, MLP-up 8.
-  return Bytes(sbh * (8 + 24 / t));
+  const double tokens = static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch);
+  return Bytes(tokens * per_rank(weight_grad_inputs(m), p));
 }
 
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held) {
   const TrainingSpec& t = s.training;
-  return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute).value(),
+  return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute, t.materialised_attention).value(),
                          weight_grad_bytes_per_layer(s.model, t.micro_batch, s.parallel).value());
 }
 
@@ -102,7 +140,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   out.weights = dense.weights + expert.weights;
   out.gradients = dense.gradients + expert.gradients;
   out.optimizer = dense.optimizer + expert.optimizer;
-  const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute);
+  const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute,
+                                                      s.training.materialised_attention);
   const Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
   const HeldChunks peak = activation_peak_state(s, in.held);
   const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);

@@ -32,6 +32,7 @@ struct ModelSpec {
   bool bias = false;        // linear-layer biases (GPT-2/3, Megatron GPT: true)
   bool learned_positions = false;  // learned position embedding (s·h params) vs RoPE (none)
   bool tied_embeddings = false;    // output layer shares the input embedding
+  bool dropout = false;            // hidden and attention dropout (Megatron GPT 2021: true); activation memory
   std::optional<MoeSpec> moe;
 
   [[nodiscard]] int64_t head_dim() const { return hidden / heads; }
@@ -76,6 +77,9 @@ struct TrainingSpec {
   int64_t global_batch = 0;   // sequences per iteration
   int micro_batch = 1;        // sequences per micro-batch per pipeline
   Recompute recompute = Recompute::none;
+  // Attention kernel, for activation memory: flash (default) keeps per-row statistics only;
+  // materialised (2021 Megatron's fused softmax) keeps the s×s scores unless recompute drops them.
+  bool materialised_attention = false;
   Bytes grad_bucket = MiB(25);
   OverlapSpec overlap;
   // Bytes per parameter for the memory model. Mixed-precision Adam: 2 (bf16 weights) + 2 (grads) +

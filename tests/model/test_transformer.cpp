@@ -19,6 +19,7 @@ ModelSpec gpt3() {
   m.bias = true;
   m.learned_positions = true;
   m.tied_embeddings = true;
+  m.dropout = true;
   return m;
 }
 }  // namespace
@@ -121,13 +122,45 @@ TEST_CASE("activations follow Korthikanti et al. 2022", "[model]") {
   ModelSpec m = gpt3();
   const double s = 2048, b = 1, h = 12288, a = 96;
   ParallelSpec none;
-  CHECK(activation_bytes_per_layer(m, 1, none, Recompute::none).value() == Approx(s * b * h * (34 + 5 * a * s / h)));
+  CHECK(activation_bytes_per_layer(m, 1, none, Recompute::none, true).value() == Approx(s * b * h * (34 + 5 * a * s / h)));
   ParallelSpec tp;
   tp.tp = 8;
-  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none).value() ==
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none, true).value() ==
         Approx(s * b * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
   tp.sequence_parallel = true;
-  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none).value() == Approx(s * b * h / 8 * (34 + 5 * a * s / h)));
-  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::selective).value() == Approx(s * b * h / 8 * 34));
-  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::full).value() == Approx(2 * s * b * h / 8));
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::none, true).value() == Approx(s * b * h / 8 * (34 + 5 * a * s / h)));
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::selective, true).value() == Approx(s * b * h / 8 * 34));
+  CHECK(activation_bytes_per_layer(m, 1, tp, Recompute::full, true).value() == Approx(2 * s * b * h / 8));
+}
+
+TEST_CASE("activations from the model's shapes: no dropout, GQA, SwiGLU", "[model]") {
+  // The same tensor list without the two dropout masks: GPT-3 drops from 34 to 32 sbh; with flash
+  // attention nothing of the scores is kept even without recompute.
+  ModelSpec m = gpt3();
+  m.dropout = false;
+  const double s = 2048, h = 12288;
+  ParallelSpec sp;
+  sp.tp = 8;
+  sp.sequence_parallel = true;
+  CHECK(activation_bytes_per_layer(m, 1, sp, Recompute::selective, false).value() == Approx(s * h / 8 * 32));
+  CHECK(activation_bytes_per_layer(m, 1, sp, Recompute::none, false).value() == Approx(s * h / 8 * 32));
+  // Materialised attention without dropout keeps the softmax output only: 2·a·s per token.
+  CHECK(activation_bytes_per_layer(m, 1, sp, Recompute::none, true).value() == Approx(s * h / 8 * (32 + 2 * 96 * s / h)));
+  // Llama 3 405B: h = 16384, 8 KV heads of 128 (kv = h/16), SwiGLU f = 53248 = 3.25h. Norm inputs
+  // 4h, QKV and MLP-up inputs 2h + 2h, Q 2h, K and V 4·h/16, projection input 2h, gate, up and
+  // their product 6f = 19.5h: 31.75 sbh; per rank at TP 8 with SP, s = 8192: 8192·16384·31.75/8 B.
+  ModelSpec llama;
+  llama.hidden = 16384;
+  llama.heads = 128;
+  llama.kv_heads = 8;
+  llama.ffn_hidden = 53248;
+  llama.seq_len = 8192;
+  llama.gated_mlp = true;
+  CHECK(activation_bytes_per_layer(llama, 1, sp, Recompute::selective, false).value() == Approx(8192.0 * 16384 * 31.75 / 8));
+  // Without SP the norm inputs, QKV and MLP-up inputs stay replicated (8h), the rest splits.
+  ParallelSpec tp;
+  tp.tp = 8;
+  CHECK(activation_bytes_per_layer(llama, 1, tp, Recompute::selective, false).value() == Approx(8192.0 * 16384 * (8 + 23.75 / 8)));
+  // M_W: inputs 2h + 2h + 2h + 2f, output gradients (2h + 4·h/16) + 2h + 4f + 2h = 31.75 sbh as well.
+  CHECK(weight_grad_bytes_per_layer(llama, 1, sp).value() == Approx(8192.0 * 16384 * 31.75 / 8));
 }

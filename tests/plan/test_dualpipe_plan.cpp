@@ -112,7 +112,7 @@ TEST_CASE("dualpipe memory: parameters of two chunks (2x), PP+1 chunk activation
       CHECK(d.optimizer.value() == Approx((a.optimizer + b.optimizer).value() / (zero >= 1 ? 2 : 1)));
       CHECK(p.held[static_cast<size_t>(st)].peak_chunks() == 5);
       CHECK(d.activations.value() ==
-            Approx(5 * 2 * activation_bytes_per_layer(two.model, 1, two.parallel, two.training.recompute).value()));
+            Approx(5 * 2 * activation_bytes_per_layer(two.model, 1, two.parallel, two.training.recompute, false).value()));
     }
     // Uniform middle stage (no embedding/output): exactly twice the parameters.
     CHECK(stage_memory(two, stage_memory_input(two, 1, StageHolding::full(5))).weights.value() ==
