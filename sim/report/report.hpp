@@ -104,6 +104,12 @@ struct Report {
   uint64_t events = 0;
   uint64_t comm_calls = 0;
   std::string notes;  // e.g. what the run simplified
+  // The exact shortcuts the run used (plan/symmetry.hpp), for tools; `notes` says the same in words.
+  struct Symmetry {
+    std::string tp_folding = "off";  // "exact": kept; "abandoned": siblings left lockstep; "off"
+    size_t executed_ranks = 0;       // ranks whose programs ran (the world without folding)
+    bool tp_memo = false;            // TP collectives timed once per distinct call
+  } symmetry;
   std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;
 };

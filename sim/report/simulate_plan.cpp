@@ -46,15 +46,18 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   std::string how;
   Execution e;
   bool done = false;
+  std::string folding = "off";
   if (options.symmetry && s.parallel.tp > 1) {
     run.plan = compile_plan(s, CompileOptions{true});
     try {
       e = execute_on_network(run.plan, compute, topo, true);
       done = true;
+      folding = "exact";
       how = fmt::format("TP folded (exact: every non-TP transfer's copies for the {} TP siblings landed together, so "
                         "the siblings stayed in lockstep): {} of {} ranks executed",
                         run.plan.fold, run.plan.programs.size(), run.plan.world);
     } catch (const FoldDivergence& d) {
+      folding = "abandoned";
       how = fmt::format("{}, so every rank was executed ({} ranks)", d.what(), s.parallel.world());
     }
   }
@@ -72,6 +75,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
                   : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
                                      : "; TP collectives on the flow network (--no-symmetry)";
   run.report.notes = fmt::format("{}; {} events, {} transfers", how, run.exec.events, run.exec.comm_calls);
+  run.report.symmetry = {folding, run.plan.programs.size(), e.memo};
   return run;
 }
 

@@ -88,14 +88,14 @@ TEST_CASE("seed scenarios reproduce the notes' qualitative claims", "[golden][se
 
 namespace {
 // Every figure of two report JSONs agrees to 1e-12 (means summed in another order may differ in the
-// last bits), apart from the notes, which rank a folded rank's figures come from, and the op list
-// (a folded report lists the executed ranks' ops only).
+// last bits), apart from the notes and `symmetry` (what the run did), which rank a folded rank's
+// figures come from, and the op list (a folded report lists the executed ranks' ops only).
 void check_same_report(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
   INFO(path);
   if (a.is_object()) {
     REQUIRE(b.is_object());
     for (auto it = a.begin(); it != a.end(); ++it) {
-      if (it.key() == "notes" || it.key() == "executed_as" || it.key() == "ops") continue;
+      if (it.key() == "notes" || it.key() == "executed_as" || it.key() == "ops" || it.key() == "symmetry") continue;
       REQUIRE(b.contains(it.key()));
       check_same_report(it.value(), b[it.key()], path + "." + it.key());
     }
@@ -129,6 +129,10 @@ TEST_CASE("symmetry shortcuts reproduce the full simulation exactly", "[golden][
     INFO(name << ": " << fast.report.notes);
     const bool abandoned = std::string(name) == "seed-tp8-nvlink";
     CHECK((fast.report.notes.find("TP folding is not exact here") != std::string::npos) == abandoned);
+    CHECK(fast.report.symmetry.tp_folding == (abandoned ? "abandoned" : "exact"));
+    CHECK(fast.report.symmetry.executed_ranks == fast.plan.programs.size());
+    CHECK(full.report.symmetry.tp_folding == "off");
+    CHECK_FALSE(full.report.symmetry.tp_memo);
     if (abandoned) CHECK(fast.plan.programs.size() == full.plan.programs.size());
     else CHECK(fast.plan.programs.size() * static_cast<size_t>(s.scenario.parallel.tp) == full.plan.programs.size());
     check_same_report(nlohmann::json::parse(report_json(fast.report)), nlohmann::json::parse(report_json(full.report)), name);
