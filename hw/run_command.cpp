@@ -46,7 +46,7 @@ int execute_run(const RunArgs& args, const PreparedRun& run, const ProcessGroup&
                              run.plan.world, device_info(world.device(0)).name, procs.size(), args.iters, args.warmup);
   if (args.json != "-" && args.trace != "-") write_text("-", report_text(report));
   if (!args.json.empty()) write_text(args.json, report_json(report));
-  if (!args.trace.empty()) write_text(args.trace, trace_json(run.plan, exec));
+  if (!args.trace.empty()) write_text(args.trace, trace_json(run.plan, exec, report, trace_ranks(run.plan, "executed")));
   return 0;
 }
 

@@ -1,4 +1,5 @@
-// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE] [--allow-oom] [--no-symmetry]`:
+// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE [--trace-ranks R]] [--allow-oom]
+// [--no-symmetry]`:
 // simulate one training iteration of a scenario and report it.
 #include <spdlog/spdlog.h>
 
@@ -16,6 +17,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   std::string json;
   std::string trace;
+  std::string trace_ranks;
   bool allow_oom = false;
   bool no_symmetry = false;
 };
@@ -29,17 +31,27 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
+  sub->add_option("--trace-ranks", opt->trace_ranks,
+                  "ranks in the trace: all | executed | stages | R,R,... (default: the executed ranks, or one per "
+                  "stage when more than 256 ran)");
   sub->add_flag("--allow-oom", opt->allow_oom, "exit 0 even when the plan does not fit in GPU memory");
   sub->add_flag("--no-symmetry", opt->no_symmetry,
                 "execute every rank (no TP folding, no TP-collective memo): slower, the reference for both");
   return {sub, [opt] {
             LoadedScenario s = load_scenario(opt->file, opt->sets);
+            listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());  // bad ranks: fail before the run
             PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry});
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
                          run.exec.events);
             if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));
             if (!opt->json.empty()) write_output(opt->json, report_json(run.report));
-            if (!opt->trace.empty()) write_output(opt->trace, trace_json(run.plan, run.exec));
+            if (!opt->trace.empty()) {
+              const std::vector<uint32_t> ranks = trace_ranks(run.plan, opt->trace_ranks);
+              if (opt->trace_ranks.empty() && ranks.size() < run.plan.programs.size())
+                spdlog::info("trace: the first executed rank of each of the {} stages (--trace-ranks all | executed | "
+                             "R,R,... for more)", ranks.size());
+              write_output(opt->trace, trace_json(run.plan, run.exec, run.report, ranks));
+            }
             return run.report.oom && !opt->allow_oom ? kExitOom : kExitOk;
           }};
 }

@@ -117,7 +117,17 @@ struct Report {
 Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu);
 std::string report_text(const Report& r);
 std::string report_json(const Report& r);
-// Chrome/Perfetto trace events: a process per rank, a thread per stream.
-std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec);
+// Chrome/Perfetto trace events (trace_output.cpp): a process per listed world rank, a thread per
+// stream. A TP-folded rank shows its executed sibling's ops (the same, folding being exact).
+std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec, const Report& r,
+                       const std::vector<uint32_t>& world_ranks);
+// Which ranks `--trace-ranks` names: "all" (every world rank), "executed" (the executed ones),
+// "stages" (the first executed rank of each stage) or a comma-separated list of world ranks; empty:
+// "executed" up to 256 of them, else "stages" (a trace of thousands of ranks is too big to open).
+// Throws ConfigError naming the bad entry.
+std::vector<uint32_t> trace_ranks(const CompiledPlan& plan, const std::string& spec);
+// The ranks a list names (empty for the keywords and ""), checked against `world`: the same errors,
+// before a run.
+std::vector<uint32_t> listed_trace_ranks(const std::string& spec, int world);
 
 }  // namespace plansim

@@ -1,4 +1,4 @@
-// Report writers: a text summary, the JSON schema (README "plansim run"), a Perfetto trace.
+// Report writers: a text summary and the JSON schema (README "plansim run"); the trace: trace_output.cpp.
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
@@ -144,27 +144,6 @@ std::string report_text(const Report& r) {
   }
   if (!r.notes.empty()) line("  note: " + r.notes);
   return out;
-}
-
-std::string trace_json(const CompiledPlan& plan, const ExecutionResult& exec) {
-  nlohmann::json events = nlohmann::json::array();
-  for (size_t k = 0; k < plan.programs.size(); ++k) {
-    const Program& p = plan.programs[k];
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", p.rank}, {"args", {{"name", fmt::format("rank {} (stage {})", p.rank, p.stage)}}}});
-    for (int s = 0; s < kStreamCount; ++s)
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", p.rank}, {"tid", s},
-                        {"args", {{"name", to_string(static_cast<StreamKind>(s))}}}});
-    for (size_t i = 0; i < p.ops.size(); ++i) {
-      const ProgramOp& op = p.ops[i];
-      const OpTiming& t = exec.timings[k][i];
-      const std::string name = op_name(plan, op);
-      events.push_back({{"name", name}, {"ph", "X"}, {"pid", p.rank}, {"tid", static_cast<int>(op.stream)},
-                        {"ts", t.start.micros()}, {"dur", (t.end - t.start).micros()},
-                        {"args", {{"phase", to_string(op.phase)}, {"micro_batch", op.micro_batch}, {"bytes", op.bytes}}}});
-    }
-  }
-  nlohmann::json j{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-  return j.dump() + "\n";
 }
 
 }  // namespace plansim

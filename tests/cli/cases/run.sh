@@ -17,6 +17,11 @@ expect_exit 0 "$plansim" run "$sc/seed-dp-70b-ib.yaml" --allow-oom
 expect_stdout '"iteration_time_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"exposed_comm_s"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"traceEvents"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --trace -
+# --trace-ranks picks world ranks; a folded rank is labelled with the executed sibling it shows; a
+# rank outside the world is refused before the run.
+expect_stdout '"rank 63 \(stage 0, as rank 7: TP folded\)"' "$plansim" run "$sc/seed-tp8-ethernet.yaml" --trace - --trace-ranks 0,63
+expect_exit 2 "$plansim" run "$sc/seed-tp8-ethernet.yaml" --trace - --trace-ranks 0,64
+expect_stderr "'64' is not a rank of this plan \(0 to 63\)" "$plansim" run "$sc/seed-tp8-ethernet.yaml" --trace - --trace-ranks 0,64
 # DualPipe: the shipped scenario runs (p + 1 = 9 chunks in flight); a seed pipeline with too few
 # micro-batches is refused with the reason.
 expect_stdout "activations [0-9.]+ GB \(9 in flight\)" "$plansim" run "$sc/dualpipe-moe-64-h100.yaml"
