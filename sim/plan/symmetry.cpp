@@ -61,7 +61,7 @@ std::vector<int> MemoizedTpComm::shape_of(std::span<const GpuId> ranks) const {
 
 int MemoizedTpComm::shape_id(const CommRequest& r) {
   int* known = nullptr;
-  if (r.group != kNoGroup) {
+  if (r.group != kNoGroup && r.replica == 0) {
     if (r.group >= group_shape_.size()) group_shape_.resize(r.group + 1, -1);
     known = &group_shape_[r.group];
     if (*known >= 0) return *known;
