@@ -58,7 +58,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     slot = static_cast<uint32_t>(flows.size());
     flows.emplace_back();
     cold.emplace_back();
-    flow_stamp.push_back(0);
+    hot.emplace_back();
     joined_id.push_back(CompletionHeap::kNone);
   }
   Flow& f = flows[slot];
@@ -66,7 +66,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   id_to_slot.push_back(slot);
   f.state = State::waiting;
   f.bytes = f.remaining = bytes;
-  f.rate = 0;
+  hot[slot].rate = 0;
   f.cap = cap;
   cold[slot].on_done = std::move(on_done);
   // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
@@ -101,14 +101,14 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
-  f.bottleneck = kUnsolved;
+  hot[slot].bottleneck = kUnsolved;
   if (f.bytes == 0.0 || (f.entries.empty() && f.cap == kNoCap)) {
     f.remaining = 0;  // nothing to move, or nothing to move it over
     finish(slot);
     return;
   }
   if (f.entries.empty()) {  // no shared resource: runs at its cap
-    f.rate = f.cap;
+    hot[slot].rate = f.cap;
     set_finish(slot);
     reschedule_completion();
     return;
@@ -116,7 +116,7 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
     if (link_state[en.link].live++ == 0) link_state[en.link].busy_since = sim.now();
-    link_state[en.link].flows.push_back(LinkRef{slot, e, f.id.value});
+    link_state[en.link].flows.push_back(LinkRef{slot, en.mult, f.id.value});
   }
   joined_id[slot] = f.id.value;
   f.joined = true;
@@ -135,8 +135,9 @@ void FlowNetwork::Impl::ensure_resolve() {
 
 void FlowNetwork::Impl::set_finish(uint32_t slot) {
   const Flow& f = flows[slot];
-  PLANSIM_ASSERT(f.rate > 0.0, "flow without bandwidth would never finish");
-  const double dt = f.remaining / f.rate;
+  const double rate = hot[slot].rate;
+  PLANSIM_ASSERT(rate > 0.0, "flow without bandwidth would never finish");
+  const double dt = f.remaining / rate;
   PLANSIM_ASSERT(dt < 1e6, fmt::format("flow would take {} s (more than 11 simulated days)", dt));
   heap.set(slot, (f.last + Time::from_seconds(dt)).picoseconds(), f.id.value);
 }
@@ -168,9 +169,10 @@ void FlowNetwork::Impl::on_completion() {
 void FlowNetwork::Impl::finish(uint32_t slot) {
   Flow& f = flows[slot];
   const Time now = sim.now();
-  const double left = f.remaining - f.rate * (now - f.last).seconds();
+  const double rate = hot[slot].rate;
+  const double left = f.remaining - rate * (now - f.last).seconds();
   // Finish times are rounded to the picosecond: what is left must be at most ~1 ps of transfer.
-  const double tol = f.rate * 1e-12 + 1e-9 * f.bytes + 1e-9;
+  const double tol = rate * 1e-12 + 1e-9 * f.bytes + 1e-9;
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
   for (const Entry& en : f.entries) {
@@ -244,7 +246,7 @@ Rate FlowNetwork::flow_rate(FlowId f) const {
   PLANSIM_ASSERT(f.index() < impl_->id_to_slot.size(), "unknown flow id");
   const uint32_t slot = impl_->id_to_slot[f.index()];
   if (slot == CompletionHeap::kNone) return Rate(0);
-  return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->flows[slot].rate : 0.0);
+  return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->hot[slot].rate : 0.0);
 }
 
 Rate FlowNetwork::link_load(LinkId l) const { return Rate(impl_->load(l.value)); }
