@@ -20,6 +20,14 @@
 namespace plansim {
 namespace {
 
+// One flow of a phase as a run starts it: its route prepared on the network, bytes on the wire
+// (1/efficiency included), latency.
+struct PreparedFlow {
+  FlowRouteId route;
+  Bytes wire;
+  Time latency;
+};
+
 // Everything a run of one distinct call needs, computed once.
 struct Prepared {
   CollOp op;
@@ -30,7 +38,7 @@ struct Prepared {
   CollectiveChoice choice;
   Time software_latency;
   std::string algorithm, protocol;          // what ran, for CollectiveResult
-  std::vector<std::vector<Bytes>> wire;     // [phase][flow]: bytes on the wire (1/efficiency included)
+  std::vector<std::vector<PreparedFlow>> flows;  // [phase][flow]
   std::vector<Time> reduce;                 // [phase]: local reduction time
 
   [[nodiscard]] bool matches(const CollectiveCall& c) const {
@@ -92,8 +100,9 @@ struct CollectiveRunner::Impl {
     p->algorithm = std::string(c.algorithm->name());
     p->protocol = to_string(c.protocol);
     for (const PlannedPhase& ph : c.plan.phases) {
-      auto& w = p->wire.emplace_back();
-      for (const PlannedFlow& f : ph.flows) w.push_back(wire_bytes(params, c.protocol, topo, f));
+      auto& w = p->flows.emplace_back();
+      for (const PlannedFlow& f : ph.flows)
+        w.push_back(PreparedFlow{net->prepare_route(f.links), wire_bytes(params, c.protocol, topo, f), f.latency});
       p->reduce.push_back(reduction_time(topo, ph.reduce_bytes_per_gpu));
     }
     const auto index = static_cast<uint32_t>(prepared.size());
@@ -132,19 +141,16 @@ struct CollectiveRunner::Impl {
     Simulation& sim = net->sim();
     Run& run = runs[r];
     const Prepared& prep = *prepared[run.prep];
-    const auto& phases = prep.choice.plan.phases;
-    while (run.phase < phases.size()) {
-      const PlannedPhase& ph = phases[run.phase];
+    while (run.phase < prep.flows.size()) {
+      const auto& flows = prep.flows[run.phase];
       const Time reduce = prep.reduce[run.phase];
-      run.pending = ph.flows.size() + (reduce > Time::zero() ? 1 : 0);
+      run.pending = flows.size() + (reduce > Time::zero() ? 1 : 0);
       if (run.pending == 0) {
         ++run.phase;
         continue;
       }
-      const auto& wire = prep.wire[run.phase];
       // `run` stays valid: starting a flow runs no callback (completions are events).
-      for (size_t i = 0; i < ph.flows.size(); ++i)
-        net->start(ph.flows[i].links, wire[i], ph.flows[i].latency, [this, r] { finish_one(r); });
+      for (const PreparedFlow& f : flows) net->start_prepared(f.route, f.wire, f.latency, [this, r] { finish_one(r); });
       if (reduce > Time::zero()) sim.after(reduce, [this, r] { finish_one(r); });
       return;
     }

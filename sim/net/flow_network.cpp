@@ -41,15 +41,35 @@ FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
 }
 
-FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
-                                std::function<void()> on_done, double cap) {
-  PLANSIM_ASSERT(bytes >= 0.0 && std::isfinite(bytes), fmt::format("flow of {} bytes", bytes));
-  PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
-  PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
+void FlowNetwork::Impl::check_route(std::span<const LinkId> links) const {
   for (LinkId l : links) {
     PLANSIM_ASSERT(l.index() < link_state.size(), "flow over an unknown link");
     PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
   }
+}
+
+void FlowNetwork::Impl::collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key) {
+  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
+  ++dedupe_epoch;
+  entries.clear();
+  for (LinkId id : links) {
+    const uint32_t l = id.value;
+    if (link_state[l].dedupe_stamp == dedupe_epoch) {
+      ++entries[link_state[l].dedupe_pos].mult;
+    } else {
+      link_state[l].dedupe_stamp = dedupe_epoch;
+      link_state[l].dedupe_pos = static_cast<uint32_t>(entries.size());
+      entries.push_back(Entry{l, 1});
+    }
+  }
+  key = 0x9e3779b97f4a7c15ULL;
+  for (const Entry& en : entries) key = mix(key ^ ((uint64_t{en.link} << 32) | en.mult));
+}
+
+uint32_t FlowNetwork::Impl::new_flow(double bytes, Time latency, std::function<void()> on_done, double cap) {
+  PLANSIM_ASSERT(bytes >= 0.0 && std::isfinite(bytes), fmt::format("flow of {} bytes", bytes));
+  PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
+  PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
   uint32_t slot;
   if (!free_slots.empty()) {
     slot = free_slots.back();
@@ -69,21 +89,10 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   hot[slot].rate = 0;
   f.cap = cap;
   cold[slot].on_done = std::move(on_done);
-  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
-  ++dedupe_epoch;
-  f.entries.clear();
-  for (LinkId id : links) {
-    const uint32_t l = id.value;
-    if (link_state[l].dedupe_stamp == dedupe_epoch) {
-      ++f.entries[link_state[l].dedupe_pos].mult;
-    } else {
-      link_state[l].dedupe_stamp = dedupe_epoch;
-      link_state[l].dedupe_pos = static_cast<uint32_t>(f.entries.size());
-      f.entries.push_back(Entry{l, 1});
-    }
-  }
-  f.key = 0x9e3779b97f4a7c15ULL;
-  for (const Entry& en : f.entries) f.key = mix(f.key ^ ((uint64_t{en.link} << 32) | en.mult));
+  return slot;
+}
+
+FlowId FlowNetwork::Impl::launch(uint32_t slot, Time latency) {
   ++started;
   ++live;
   if (latency == Time::zero()) {
@@ -213,7 +222,28 @@ FlowNetwork::~FlowNetwork() {
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
                           Rate cap) {
-  return impl_->start(links, bytes.value(), latency, std::move(on_done), cap.value());
+  impl_->check_route(links);
+  const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
+  Impl::Flow& f = impl_->flows[slot];
+  impl_->collapse(links, f.entries, f.key);
+  return impl_->launch(slot, latency);
+}
+
+FlowRouteId FlowNetwork::prepare_route(std::span<const LinkId> links) {
+  impl_->check_route(links);
+  Impl::Route& r = impl_->routes.emplace_back();
+  impl_->collapse(links, r.entries, r.key);
+  return FlowRouteId::from(impl_->routes.size() - 1);
+}
+
+FlowId FlowNetwork::start_prepared(FlowRouteId route, Bytes bytes, Time latency, std::function<void()> on_done, Rate cap) {
+  PLANSIM_ASSERT(route.index() < impl_->routes.size(), "flow over an unknown route");
+  const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
+  Impl::Flow& f = impl_->flows[slot];
+  const Impl::Route& r = impl_->routes[route.index()];
+  f.entries = r.entries;
+  f.key = r.key;
+  return impl_->launch(slot, latency);
 }
 
 Time FlowNetwork::route_latency(std::span<const LinkId> links) const {

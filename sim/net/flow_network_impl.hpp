@@ -101,8 +101,17 @@ struct FlowNetwork::Impl {
     EventId activation;
   };
 
+  struct Route {  // a prepared link multiset (FlowNetwork::prepare_route)
+    EntryList entries;
+    uint64_t key = 0;
+  };
+
   Impl(Simulation& s, const Topology& t);
-  FlowId start(std::span<const LinkId> links, double bytes, Time latency, std::function<void()> on_done, double cap);
+  void check_route(std::span<const LinkId> links) const;  // known links with bandwidth, else InternalError
+  // Collapses `links` into (link, multiplicity) in order of first appearance, with its key.
+  void collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key);
+  uint32_t new_flow(double bytes, Time latency, std::function<void()> on_done, double cap);  // slot; entries to set
+  FlowId launch(uint32_t slot, Time latency);                                  // waits latency, then activates
   void activate(uint32_t slot);
   void mark_dirty(const Flow& f);
   void ensure_resolve();
@@ -134,6 +143,7 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> joined_id;                // same slots: id of the flow on its links, or kNone
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
+  std::vector<Route> routes;                      // by FlowRouteId
   CompletionHeap heap;
   std::vector<uint32_t> dirty;
   EventId resolve_event;
