@@ -38,6 +38,7 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
   link_state.resize(n);
+  link_cold.resize(n);
   for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
 }
 
@@ -54,11 +55,11 @@ void FlowNetwork::Impl::collapse(std::span<const LinkId> links, EntryList& entri
   entries.clear();
   for (LinkId id : links) {
     const uint32_t l = id.value;
-    if (link_state[l].dedupe_stamp == dedupe_epoch) {
-      ++entries[link_state[l].dedupe_pos].mult;
+    if (link_cold[l].dedupe_stamp == dedupe_epoch) {
+      ++entries[link_cold[l].dedupe_pos].mult;
     } else {
-      link_state[l].dedupe_stamp = dedupe_epoch;
-      link_state[l].dedupe_pos = static_cast<uint32_t>(entries.size());
+      link_cold[l].dedupe_stamp = dedupe_epoch;
+      link_cold[l].dedupe_pos = static_cast<uint32_t>(entries.size());
       entries.push_back(Entry{l, 1});
     }
   }
@@ -124,7 +125,7 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   }
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
-    if (link_state[en.link].live++ == 0) link_state[en.link].busy_since = sim.now();
+    if (link_state[en.link].live++ == 0) link_cold[en.link].busy_since = sim.now();
     link_state[en.link].flows.push_back(LinkRef{slot, en.mult, f.id.value});
   }
   joined_id[slot] = f.id.value;
@@ -185,10 +186,10 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
   for (const Entry& en : f.entries) {
-    link_state[en.link].stats.bytes += Bytes(f.bytes * en.mult);
+    link_state[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
     // Its refs stay on the links' lists until the next re-solve compacts them (see LinkRef).
-    if (--link_state[en.link].live == 0) link_state[en.link].stats.busy += now - link_state[en.link].busy_since;
+    if (--link_state[en.link].live == 0) link_cold[en.link].busy += now - link_cold[en.link].busy_since;
   }
   joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
@@ -257,8 +258,9 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 }
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
-  LinkStats s = impl_->link_state[l.index()].stats;
-  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - impl_->link_state[l.index()].busy_since;
+  const Impl::LinkCold& c = impl_->link_cold[l.index()];
+  LinkStats s{impl_->link_state[l.index()].bytes, c.busy};
+  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - c.busy_since;
   return s;
 }
 

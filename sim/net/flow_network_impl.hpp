@@ -57,20 +57,25 @@ struct FlowNetwork::Impl {
     uint32_t mult;   // the flow's multiplicity on this link
     uint32_t id;     // the flow's id, to tell a live ref from one left by a finished flow
   };
-  // Everything kept per link, in one record so that touching a link costs one or two cache lines
-  // (the workloads are memory-bound: a 16k-GPU run touches far more links than fit in cache).
-  struct LinkState {
+  // What every visit to a link reads and writes, in one 64-byte record aligned to a cache line, so
+  // that touching a link costs one line (the workloads are memory-bound: a 16k-GPU run touches far
+  // more links than fit in cache). The rest lives in LinkCold.
+  struct alignas(64) LinkState {
     std::vector<LinkRef> flows;  // flows crossing it (+ dead refs until compacted)
     double capacity = 0;         // bytes/s
+    Bytes bytes;                 // LinkStats::bytes
     uint32_t live = 0;           // live flows crossing it
     uint32_t stamp = 0;          // epoch of the last re-solve that included it
     uint32_t local = 0;          // its index in that re-solve's links
     uint32_t seeded = 0;         // epoch in which its flows were last examined as seeds
     uint32_t compacted = 0;      // epoch of its last compaction
-    uint32_t dedupe_stamp = 0;   // start(): multiset -> (link, multiplicity)
+  };
+  static_assert(sizeof(LinkState) == 64);
+  struct LinkCold {
+    uint32_t dedupe_stamp = 0;   // collapse(): multiset -> (link, multiplicity)
     uint32_t dedupe_pos = 0;
-    Time busy_since;
-    LinkStats stats;
+    Time busy_since;             // when live last became nonzero
+    Time busy;                   // LinkStats::busy, up to busy_since
   };
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
@@ -136,6 +141,7 @@ struct FlowNetwork::Impl {
   Simulation& sim;
   const Topology& topo;
   std::vector<LinkState> link_state;              // by LinkId
+  std::vector<LinkCold> link_cold;                // by LinkId
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
