@@ -123,6 +123,7 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
     reschedule_completion();
     return;
   }
+  for (const Entry& en : f.entries) prefetch(&link_state[en.link]);  // independent misses, overlapped
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
     if (link_state[en.link].live++ == 0) link_cold[en.link].busy_since = sim.now();
@@ -185,6 +186,7 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   const double tol = rate * 1e-12 + 1e-9 * f.bytes + 1e-9;
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
+  for (const Entry& en : f.entries) prefetch(&link_state[en.link]);
   for (const Entry& en : f.entries) {
     link_state[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;

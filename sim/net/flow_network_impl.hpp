@@ -67,10 +67,12 @@ struct FlowNetwork::Impl {
     uint32_t live = 0;           // live flows crossing it
     uint32_t stamp = 0;          // epoch of the last re-solve that included it
     uint32_t local = 0;          // its index in that re-solve's links
-    uint32_t seeded = 0;         // epoch in which its flows were last examined as seeds
-    uint32_t compacted = 0;      // epoch of its last compaction
+    uint32_t compacted = 0;      // epoch of its last compaction (and of its flows' examination as seeds)
   };
   static_assert(sizeof(LinkState) == 64);
+  // Loops over links or flows start fetching the record kAhead iterations ahead.
+  static constexpr size_t kAhead = 8;
+  static void prefetch(const void* p) { __builtin_prefetch(p); }
   struct LinkCold {
     uint32_t dedupe_stamp = 0;   // collapse(): multiset -> (link, multiplicity)
     uint32_t dedupe_pos = 0;
