@@ -4,16 +4,29 @@
 //
 // Choosing and lowering a collective is a pure function of the call (op, ranks, bytes, root,
 // algorithm, protocol) for a given topology and NCCL model, so the runner keeps what it prepared
-// per distinct call (a plan executor issues the same send/recv pair or DP bucket many times).
+// per distinct call (a plan executor issues the same send/recv pair or DP bucket many times) and
+// hands out its index (PreparedCall), so that a caller that knows its call can start it again
+// without hashing and comparing the call. A collective in flight is a Run in a pool, named by its
+// index: the callbacks it gives the flow network and the event queue capture (runner, index), which
+// std::function keeps inline, so starting one allocates nothing once the pool has grown.
 #include "sim/coll/collective_runner.hpp"
 
 #include <unordered_map>
 
 #include "sim/coll/nccl_model.hpp"
 #include "sim/coll/selection.hpp"
+#include "sim/core/assert.hpp"
 
 namespace plansim {
 namespace {
+
+// One flow of a phase as a run starts it: its route prepared on the network, bytes on the wire
+// (1/efficiency included), latency.
+struct PreparedFlow {
+  FlowRouteId route;
+  Bytes wire;
+  Time latency;
+};
 
 // Everything a run of one distinct call needs, computed once.
 struct Prepared {
@@ -25,7 +38,7 @@ struct Prepared {
   CollectiveChoice choice;
   Time software_latency;
   std::string algorithm, protocol;          // what ran, for CollectiveResult
-  std::vector<std::vector<Bytes>> wire;     // [phase][flow]: bytes on the wire (1/efficiency included)
+  std::vector<std::vector<PreparedFlow>> flows;  // [phase][flow]
   std::vector<Time> reduce;                 // [phase]: local reduction time
 
   [[nodiscard]] bool matches(const CollectiveCall& c) const {
@@ -48,20 +61,33 @@ uint64_t call_hash(const CollectiveCall& c) {
   return h;
 }
 
+// A collective in flight. Exactly one of the two callbacks is set.
+struct Run {
+  uint32_t prep = 0;
+  uint32_t phase = 0;
+  size_t pending = 0;
+  Time start;
+  std::function<void()> on_done;
+  std::function<void(const CollectiveResult&)> on_result;
+};
+
 }  // namespace
 
 struct CollectiveRunner::Impl {
   FlowNetwork* net;
   NcclModelParams params;
   AlgorithmRegistry registry = make_default_registry();
-  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const Prepared>>> prepared;
+  std::vector<std::unique_ptr<const Prepared>> prepared;  // by PreparedCall::index
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
+  std::vector<Run> runs;  // by run index; reused through free_runs
+  std::vector<uint32_t> free_runs;
 
-  std::shared_ptr<const Prepared> prepare(const CollectiveCall& call) {
-    auto& bucket = prepared[call_hash(call)];
-    for (const auto& p : bucket)
-      if (p->matches(call)) return p;
+  uint32_t prepare(const CollectiveCall& call) {
+    auto& bucket = by_hash[call_hash(call)];
+    for (uint32_t i : bucket)
+      if (prepared[i]->matches(call)) return i;
     const Topology& topo = net->topology();
-    auto p = std::make_shared<Prepared>();
+    auto p = std::make_unique<Prepared>();
     p->choice = choose_collective(registry, params, topo, call);  // throws on a bad call: nothing cached
     p->op = call.op;
     p->root = call.root;
@@ -74,70 +100,100 @@ struct CollectiveRunner::Impl {
     p->algorithm = std::string(c.algorithm->name());
     p->protocol = to_string(c.protocol);
     for (const PlannedPhase& ph : c.plan.phases) {
-      auto& w = p->wire.emplace_back();
-      for (const PlannedFlow& f : ph.flows) w.push_back(wire_bytes(params, c.protocol, topo, f));
+      auto& w = p->flows.emplace_back();
+      for (const PlannedFlow& f : ph.flows)
+        w.push_back(PreparedFlow{net->prepare_route(f.links), wire_bytes(params, c.protocol, topo, f), f.latency});
       p->reduce.push_back(reduction_time(topo, ph.reduce_bytes_per_gpu));
     }
-    bucket.push_back(p);
-    return p;
+    const auto index = static_cast<uint32_t>(prepared.size());
+    prepared.push_back(std::move(p));
+    bucket.push_back(index);
+    return index;
   }
-};
 
-namespace {
-
-struct Run {
-  FlowNetwork* net;
-  std::shared_ptr<const Prepared> prep;
-  Time start;
-  std::function<void(const CollectiveResult&)> on_done;
-  size_t phase = 0;
-  size_t pending = 0;
-};
-
-void start_phase(const std::shared_ptr<Run>& run);
-
-void finish_one(const std::shared_ptr<Run>& run) {
-  if (--run->pending > 0) return;
-  ++run->phase;
-  start_phase(run);
-}
-
-void start_phase(const std::shared_ptr<Run>& run) {
-  Simulation& sim = run->net->sim();
-  const Prepared& prep = *run->prep;
-  const auto& phases = prep.choice.plan.phases;
-  while (run->phase < phases.size()) {
-    const PlannedPhase& ph = phases[run->phase];
-    const Time reduce = prep.reduce[run->phase];
-    run->pending = ph.flows.size() + (reduce > Time::zero() ? 1 : 0);
-    if (run->pending == 0) {
-      ++run->phase;
-      continue;
+  uint32_t new_run(uint32_t prep) {
+    uint32_t r;
+    if (!free_runs.empty()) {
+      r = free_runs.back();
+      free_runs.pop_back();
+    } else {
+      r = static_cast<uint32_t>(runs.size());
+      runs.emplace_back();
     }
-    const auto& wire = prep.wire[run->phase];
-    for (size_t i = 0; i < ph.flows.size(); ++i)
-      run->net->start(ph.flows[i].links, wire[i], ph.flows[i].latency, [run] { finish_one(run); });
-    if (reduce > Time::zero()) sim.after(reduce, [run] { finish_one(run); });
-    return;
+    runs[r].prep = prep;
+    runs[r].phase = 0;
+    runs[r].pending = 0;
+    runs[r].start = net->sim().now();
+    return r;
   }
-  run->on_done(CollectiveResult{prep.algorithm, prep.protocol, run->start, sim.now()});
-}
 
-}  // namespace
+  void launch(uint32_t r) {
+    net->sim().after(prepared[runs[r].prep]->software_latency, [this, r] { start_phase(r); });
+  }
+
+  void finish_one(uint32_t r) {
+    if (--runs[r].pending > 0) return;
+    ++runs[r].phase;
+    start_phase(r);
+  }
+
+  void start_phase(uint32_t r) {
+    Simulation& sim = net->sim();
+    Run& run = runs[r];
+    const Prepared& prep = *prepared[run.prep];
+    while (run.phase < prep.flows.size()) {
+      const auto& flows = prep.flows[run.phase];
+      const Time reduce = prep.reduce[run.phase];
+      run.pending = flows.size() + (reduce > Time::zero() ? 1 : 0);
+      if (run.pending == 0) {
+        ++run.phase;
+        continue;
+      }
+      // `run` stays valid: starting a flow runs no callback (completions are events).
+      for (const PreparedFlow& f : flows) net->start_prepared(f.route, f.wire, f.latency, [this, r] { finish_one(r); });
+      if (reduce > Time::zero()) sim.after(reduce, [this, r] { finish_one(r); });
+      return;
+    }
+    // Release the run before the callback, which may start another on this runner.
+    std::function<void()> done = std::move(run.on_done);
+    std::function<void(const CollectiveResult&)> result = std::move(run.on_result);
+    run.on_done = nullptr;
+    run.on_result = nullptr;
+    const Time start = run.start;
+    free_runs.push_back(r);
+    if (result) result(CollectiveResult{prep.algorithm, prep.protocol, start, sim.now()});
+    else done();
+  }
+};
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}})) {}
 CollectiveRunner::~CollectiveRunner() = default;
 
+PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }
+
 void CollectiveRunner::start(const CollectiveCall& call, std::function<void(const CollectiveResult&)> on_done) {
-  auto run = std::make_shared<Run>();
-  run->net = impl_->net;
-  run->prep = impl_->prepare(call);
-  run->on_done = std::move(on_done);
-  Simulation& sim = impl_->net->sim();
-  run->start = sim.now();
-  sim.after(run->prep->software_latency, [run] { start_phase(run); });
+  const uint32_t r = impl_->new_run(impl_->prepare(call));
+  impl_->runs[r].on_result = std::move(on_done);
+  impl_->launch(r);
+}
+
+void CollectiveRunner::start(PreparedCall call, std::function<void()> on_done) {
+  PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const uint32_t r = impl_->new_run(call.index);
+  impl_->runs[r].on_done = std::move(on_done);
+  impl_->launch(r);
+}
+
+const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
+  PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  return impl_->prepared[call.index]->algorithm;
+}
+
+const std::string& CollectiveRunner::protocol(PreparedCall call) const {
+  PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  return impl_->prepared[call.index]->protocol;
 }
 
 }  // namespace plansim

@@ -4,6 +4,7 @@
 // coll/algorithm.hpp and are chosen by name or by `auto` (NCCL-tuner-like fastest prediction).
 #include <functional>
 #include <memory>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,13 @@ struct CollectiveResult {
   Time end;
 };
 
+// A call prepared once by CollectiveRunner::prepare() and started any number of times. Valid for the
+// runner that made it.
+struct PreparedCall {
+  uint32_t index = ~0U;
+  [[nodiscard]] bool valid() const { return index != ~0U; }
+};
+
 class CollectiveRunner {
  public:
   explicit CollectiveRunner(FlowNetwork& net);  // default NcclModelParams
@@ -48,6 +56,15 @@ class CollectiveRunner {
   // Starts `call` at the simulation's current time; on_done receives the result at completion.
   // Concurrent collectives share links through the flow network.
   void start(const CollectiveCall& call, std::function<void(const CollectiveResult&)> on_done);
+  // The same in two steps, for callers that issue one call many times (the plan executor): prepare
+  // chooses and lowers the call (or finds it prepared already; throws on a bad call), start runs it
+  // without looking the call up again and, where on_done fits std::function's inline buffer, without
+  // allocating. The runner and its FlowNetwork must outlive the collectives they run.
+  PreparedCall prepare(const CollectiveCall& call);
+  void start(PreparedCall call, std::function<void()> on_done);
+  // What a prepared call runs: the algorithm `auto` chose, and the protocol.
+  [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
+  [[nodiscard]] const std::string& protocol(PreparedCall call) const;
 
  private:
   struct Impl;

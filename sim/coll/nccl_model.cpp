@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <unordered_map>
+#include <vector>
 
 namespace plansim {
 
@@ -105,17 +105,26 @@ Time reduction_time(const Topology& topo, Bytes reduced) {
 Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, const Topology& topo,
                   HwKind intra) {
   Time total = software_latency(m, c, p, plan, intra);
-  std::unordered_map<uint32_t, double> load;
+  // Bytes per link of each phase: (link, bytes) pairs stably sorted by link, so that each link's
+  // bytes are summed in flow order (no hash-map node per link).
+  std::vector<std::pair<uint32_t, double>> load;
   for (const auto& ph : plan.phases) {
     load.clear();
     Time lat = Time::zero();
     for (const auto& f : ph.flows) {
       const double wire = wire_bytes(m, p, topo, f).value();
-      for (LinkId l : f.links) load[l.value] += wire;
+      for (LinkId l : f.links) load.emplace_back(l.value, wire);
       lat = std::max(lat, f.latency);
     }
+    std::stable_sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     double worst = 0.0;  // seconds
-    for (const auto& [l, b] : load) worst = std::max(worst, b / topo.link(LinkId(l)).bandwidth.value());
+    for (size_t i = 0; i < load.size();) {
+      double bytes = 0;
+      size_t j = i;
+      for (; j < load.size() && load[j].first == load[i].first; ++j) bytes += load[j].second;
+      worst = std::max(worst, bytes / topo.link(LinkId(load[i].first)).bandwidth.value());
+      i = j;
+    }
     total += std::max(lat + Time::from_seconds(worst), reduction_time(topo, ph.reduce_bytes_per_gpu));
   }
   return total;

@@ -18,16 +18,48 @@ EventId Simulation::at(Time t, Action a) {
     slot = static_cast<uint32_t>(slots_.size());
     slots_.emplace_back();
   }
-  PLANSIM_ASSERT(slot < (1U << kSlotBits) && next_seq_ < (uint64_t{1} << (64 - kSlotBits)),
+  PLANSIM_ASSERT(slot <= kLowMask && next_seq_ < (uint64_t{1} << (64 - kSlotBits)),
                  "more events than the event queue can number");
   const uint64_t seq = next_seq_++;
   slots_[slot].action = std::move(a);
   slots_[slot].seq = seq;
-  const Entry e{t, seq << kSlotBits | slot};
-  if (t == now_) fifo_.push_back(e);
-  else heap_push(e);
+  const uint64_t tag = seq << kSlotBits | slot;
+  if (t == now_) {
+    fifo_.push_back(tag);
+  } else {
+    if (last_ == kNoBucket || buckets_[last_].time != t) {
+      last_ = new_bucket(t);
+      heap_push(Entry{t, seq << kSlotBits | last_});
+    }
+    Bucket& b = buckets_[last_];
+    if (b.size++ == 0) b.first = tag;
+    else b.rest.push_back(tag);
+  }
   ++live_;
   return EventId{seq, slot};
+}
+
+uint32_t Simulation::new_bucket(Time t) {
+  uint32_t b;
+  if (!free_buckets_.empty()) {
+    b = free_buckets_.back();
+    free_buckets_.pop_back();
+  } else {
+    b = static_cast<uint32_t>(buckets_.size());
+    PLANSIM_ASSERT(b <= kLowMask, "more pending event times than the event queue can number");
+    buckets_.emplace_back();
+  }
+  buckets_[b].time = t;
+  return b;
+}
+
+void Simulation::release_bucket(uint32_t b) {
+  Bucket& bucket = buckets_[b];
+  bucket.head = 0;
+  bucket.size = 0;
+  if (bucket.rest.capacity() > (size_t{1} << 16)) std::vector<uint64_t>().swap(bucket.rest);  // a rare huge one
+  else bucket.rest.clear();
+  free_buckets_.push_back(b);
 }
 
 bool Simulation::cancel(EventId id) {
@@ -41,31 +73,52 @@ bool Simulation::cancel(EventId id) {
 
 bool Simulation::step(Time limit) {
   for (;;) {
-    // The heap's events at now_ were scheduled before the FIFO's (see the header): they go first.
-    const bool from_heap = !heap_.empty() && (fifo_head_ == fifo_.size() || heap_.front().time == now_);
-    if (!from_heap && fifo_head_ == fifo_.size()) return false;
-    const Entry e = from_heap ? heap_.front() : fifo_[fifo_head_];
-    const bool live = slots_[e.slot()].seq == e.seq();  // else cancelled (slot freed, maybe reused)
-    if (live && e.time > limit) return false;
-    if (from_heap) {
-      heap_pop();
-    } else if (++fifo_head_ == fifo_.size()) {
-      fifo_.clear();
-      fifo_head_ = 0;
+    if (current_ != kNoBucket && buckets_[current_].head == buckets_[current_].size) {
+      release_bucket(current_);
+      current_ = kNoBucket;
     }
-    if (!live) continue;
-    run_entry(e);
+    // The timed events due now (the bucket being drained, or the heap's top) were scheduled before
+    // the FIFO's (see the header): they go first.
+    const bool fifo_empty = fifo_head_ == fifo_.size();
+    const bool timed = current_ != kNoBucket ? fifo_empty || buckets_[current_].time == now_
+                                             : !heap_.empty() && (fifo_empty || heap_.front().time == now_);
+    if (!timed && fifo_empty) return false;
+    uint64_t tag;
+    Time t;
+    if (timed) {
+      if (current_ == kNoBucket) {
+        if (heap_.front().time > limit) return false;
+        current_ = static_cast<uint32_t>(heap_.front().key & kLowMask);
+        heap_pop();
+        if (last_ == current_) last_ = kNoBucket;  // drained from now on: later events at its time use the FIFO
+      }
+      Bucket& b = buckets_[current_];
+      if (b.time > limit) return false;
+      t = b.time;
+      tag = b.head == 0 ? b.first : b.rest[b.head - 1];
+      ++b.head;
+    } else {
+      t = now_;
+      tag = fifo_[fifo_head_];
+      if (++fifo_head_ == fifo_.size()) {
+        fifo_.clear();
+        fifo_head_ = 0;
+      }
+    }
+    if (slots_[tag & kLowMask].seq != tag >> kSlotBits) continue;  // cancelled (slot freed, maybe reused)
+    run_tag(t, tag);
     return true;
   }
 }
 
-void Simulation::run_entry(const Entry& e) {
-  Slot& slot = slots_[e.slot()];
-  now_ = e.time;
+void Simulation::run_tag(Time t, uint64_t tag) {
+  const auto s = static_cast<uint32_t>(tag & kLowMask);
+  Slot& slot = slots_[s];
+  now_ = t;
   Action action = std::move(slot.action);
   slot.action = nullptr;
   slot.seq = 0;
-  free_slots_.push_back(e.slot());
+  free_slots_.push_back(s);
   --live_;
   ++processed_;
   action();

@@ -38,18 +38,39 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
 FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
   const size_t n = t.links().size();
   link_state.resize(n);
+  link_cold.resize(n);
   for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
 }
 
-FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Time latency,
-                                std::function<void()> on_done, double cap) {
-  PLANSIM_ASSERT(bytes >= 0.0 && std::isfinite(bytes), fmt::format("flow of {} bytes", bytes));
-  PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
-  PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
+void FlowNetwork::Impl::check_route(std::span<const LinkId> links) const {
   for (LinkId l : links) {
     PLANSIM_ASSERT(l.index() < link_state.size(), "flow over an unknown link");
     PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
   }
+}
+
+void FlowNetwork::Impl::collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key) {
+  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
+  ++dedupe_epoch;
+  entries.clear();
+  for (LinkId id : links) {
+    const uint32_t l = id.value;
+    if (link_cold[l].dedupe_stamp == dedupe_epoch) {
+      ++entries[link_cold[l].dedupe_pos].mult;
+    } else {
+      link_cold[l].dedupe_stamp = dedupe_epoch;
+      link_cold[l].dedupe_pos = static_cast<uint32_t>(entries.size());
+      entries.push_back(Entry{l, 1});
+    }
+  }
+  key = 0x9e3779b97f4a7c15ULL;
+  for (const Entry& en : entries) key = mix(key ^ ((uint64_t{en.link} << 32) | en.mult));
+}
+
+uint32_t FlowNetwork::Impl::new_flow(double bytes, Time latency, std::function<void()> on_done, double cap) {
+  PLANSIM_ASSERT(bytes >= 0.0 && std::isfinite(bytes), fmt::format("flow of {} bytes", bytes));
+  PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
+  PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
   uint32_t slot;
   if (!free_slots.empty()) {
     slot = free_slots.back();
@@ -58,7 +79,7 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
     slot = static_cast<uint32_t>(flows.size());
     flows.emplace_back();
     cold.emplace_back();
-    flow_stamp.push_back(0);
+    hot.emplace_back();
     joined_id.push_back(CompletionHeap::kNone);
   }
   Flow& f = flows[slot];
@@ -66,24 +87,13 @@ FlowId FlowNetwork::Impl::start(std::span<const LinkId> links, double bytes, Tim
   id_to_slot.push_back(slot);
   f.state = State::waiting;
   f.bytes = f.remaining = bytes;
-  f.rate = 0;
+  hot[slot].rate = 0;
   f.cap = cap;
   cold[slot].on_done = std::move(on_done);
-  // Collapse the multiset into (link, multiplicity), in order of first appearance (O(n), no sort).
-  ++dedupe_epoch;
-  f.entries.clear();
-  for (LinkId id : links) {
-    const uint32_t l = id.value;
-    if (link_state[l].dedupe_stamp == dedupe_epoch) {
-      ++f.entries[link_state[l].dedupe_pos].mult;
-    } else {
-      link_state[l].dedupe_stamp = dedupe_epoch;
-      link_state[l].dedupe_pos = static_cast<uint32_t>(f.entries.size());
-      f.entries.push_back(Entry{l, 1});
-    }
-  }
-  f.key = 0x9e3779b97f4a7c15ULL;
-  for (const Entry& en : f.entries) f.key = mix(f.key ^ ((uint64_t{en.link} << 32) | en.mult));
+  return slot;
+}
+
+FlowId FlowNetwork::Impl::launch(uint32_t slot, Time latency) {
   ++started;
   ++live;
   if (latency == Time::zero()) {
@@ -101,22 +111,23 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
-  f.bottleneck = kUnsolved;
+  hot[slot].bottleneck = kUnsolved;
   if (f.bytes == 0.0 || (f.entries.empty() && f.cap == kNoCap)) {
     f.remaining = 0;  // nothing to move, or nothing to move it over
     finish(slot);
     return;
   }
   if (f.entries.empty()) {  // no shared resource: runs at its cap
-    f.rate = f.cap;
+    hot[slot].rate = f.cap;
     set_finish(slot);
     reschedule_completion();
     return;
   }
+  for (const Entry& en : f.entries) prefetch(&link_state[en.link]);  // independent misses, overlapped
   for (uint32_t e = 0; e < f.entries.size(); ++e) {
     const Entry& en = f.entries[e];
-    if (link_state[en.link].live++ == 0) link_state[en.link].busy_since = sim.now();
-    link_state[en.link].flows.push_back(LinkRef{slot, e, f.id.value});
+    if (link_state[en.link].live++ == 0) link_cold[en.link].busy_since = sim.now();
+    link_state[en.link].flows.push_back(LinkRef{slot, en.mult, f.id.value});
   }
   joined_id[slot] = f.id.value;
   f.joined = true;
@@ -135,8 +146,9 @@ void FlowNetwork::Impl::ensure_resolve() {
 
 void FlowNetwork::Impl::set_finish(uint32_t slot) {
   const Flow& f = flows[slot];
-  PLANSIM_ASSERT(f.rate > 0.0, "flow without bandwidth would never finish");
-  const double dt = f.remaining / f.rate;
+  const double rate = hot[slot].rate;
+  PLANSIM_ASSERT(rate > 0.0, "flow without bandwidth would never finish");
+  const double dt = f.remaining / rate;
   PLANSIM_ASSERT(dt < 1e6, fmt::format("flow would take {} s (more than 11 simulated days)", dt));
   heap.set(slot, (f.last + Time::from_seconds(dt)).picoseconds(), f.id.value);
 }
@@ -168,16 +180,18 @@ void FlowNetwork::Impl::on_completion() {
 void FlowNetwork::Impl::finish(uint32_t slot) {
   Flow& f = flows[slot];
   const Time now = sim.now();
-  const double left = f.remaining - f.rate * (now - f.last).seconds();
+  const double rate = hot[slot].rate;
+  const double left = f.remaining - rate * (now - f.last).seconds();
   // Finish times are rounded to the picosecond: what is left must be at most ~1 ps of transfer.
-  const double tol = f.rate * 1e-12 + 1e-9 * f.bytes + 1e-9;
+  const double tol = rate * 1e-12 + 1e-9 * f.bytes + 1e-9;
   PLANSIM_ASSERT(std::fabs(left) <= tol,
                  fmt::format("flow {} completes with {} of {} bytes left", f.id.value, left, f.bytes));
+  for (const Entry& en : f.entries) prefetch(&link_state[en.link]);
   for (const Entry& en : f.entries) {
-    link_state[en.link].stats.bytes += Bytes(f.bytes * en.mult);
+    link_state[en.link].bytes += Bytes(f.bytes * en.mult);
     if (!f.joined) continue;
     // Its refs stay on the links' lists until the next re-solve compacts them (see LinkRef).
-    if (--link_state[en.link].live == 0) link_state[en.link].stats.busy += now - link_state[en.link].busy_since;
+    if (--link_state[en.link].live == 0) link_cold[en.link].busy += now - link_cold[en.link].busy_since;
   }
   joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
@@ -211,7 +225,28 @@ FlowNetwork::~FlowNetwork() {
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
                           Rate cap) {
-  return impl_->start(links, bytes.value(), latency, std::move(on_done), cap.value());
+  impl_->check_route(links);
+  const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
+  Impl::Flow& f = impl_->flows[slot];
+  impl_->collapse(links, f.entries, f.key);
+  return impl_->launch(slot, latency);
+}
+
+FlowRouteId FlowNetwork::prepare_route(std::span<const LinkId> links) {
+  impl_->check_route(links);
+  Impl::Route& r = impl_->routes.emplace_back();
+  impl_->collapse(links, r.entries, r.key);
+  return FlowRouteId::from(impl_->routes.size() - 1);
+}
+
+FlowId FlowNetwork::start_prepared(FlowRouteId route, Bytes bytes, Time latency, std::function<void()> on_done, Rate cap) {
+  PLANSIM_ASSERT(route.index() < impl_->routes.size(), "flow over an unknown route");
+  const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
+  Impl::Flow& f = impl_->flows[slot];
+  const Impl::Route& r = impl_->routes[route.index()];
+  f.entries = r.entries;
+  f.key = r.key;
+  return impl_->launch(slot, latency);
 }
 
 Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
@@ -225,8 +260,9 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 }
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
-  LinkStats s = impl_->link_state[l.index()].stats;
-  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - impl_->link_state[l.index()].busy_since;
+  const Impl::LinkCold& c = impl_->link_cold[l.index()];
+  LinkStats s{impl_->link_state[l.index()].bytes, c.busy};
+  if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - c.busy_since;
   return s;
 }
 
@@ -244,7 +280,7 @@ Rate FlowNetwork::flow_rate(FlowId f) const {
   PLANSIM_ASSERT(f.index() < impl_->id_to_slot.size(), "unknown flow id");
   const uint32_t slot = impl_->id_to_slot[f.index()];
   if (slot == CompletionHeap::kNone) return Rate(0);
-  return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->flows[slot].rate : 0.0);
+  return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->hot[slot].rate : 0.0);
 }
 
 Rate FlowNetwork::link_load(LinkId l) const { return Rate(impl_->load(l.value)); }

@@ -27,6 +27,7 @@
 namespace plansim {
 
 using FlowId = Id<struct FlowTag>;
+using FlowRouteId = Id<struct FlowRouteTag>;
 
 struct LinkStats {
   Bytes bytes;     // bytes that crossed the link (counting multiplicity), credited when each flow completes
@@ -48,6 +49,12 @@ class FlowNetwork {
   // plus bytes/cap (immediately when uncapped). Every link must have a positive bandwidth; cap > 0.
   FlowId start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
                Rate cap = Rate(kNoCap));
+  // The same for flows started many times over one link multiset (the collective runner's): the
+  // multiset is checked and collapsed into (link, multiplicity) once, by prepare_route, so that a
+  // start copies the result instead of visiting every link. Routes belong to this network.
+  FlowRouteId prepare_route(std::span<const LinkId> links);
+  FlowId start_prepared(FlowRouteId route, Bytes bytes, Time latency, std::function<void()> on_done,
+                        Rate cap = Rate(kNoCap));
   // Latency of a route: link latencies summed (cut-through: the head of a message pays each link's
   // latency once). A store_and_forward link adds its latency once more (the hop receives the head
   // before forwarding it); whole-message serialisation per hop is not included.

@@ -54,23 +54,30 @@ struct FlowNetwork::Impl {
   // re-solve that follows (which visits those lists anyway) drops refs whose id no longer matches.
   struct LinkRef {
     uint32_t slot;
-    uint32_t entry;  // index into the flow's entries
+    uint32_t mult;   // the flow's multiplicity on this link
     uint32_t id;     // the flow's id, to tell a live ref from one left by a finished flow
   };
-  // Everything kept per link, in one record so that touching a link costs one or two cache lines
-  // (the workloads are memory-bound: a 16k-GPU run touches far more links than fit in cache).
-  struct LinkState {
+  // What every visit to a link reads and writes, in one 64-byte record aligned to a cache line, so
+  // that touching a link costs one line (the workloads are memory-bound: a 16k-GPU run touches far
+  // more links than fit in cache). The rest lives in LinkCold.
+  struct alignas(64) LinkState {
     std::vector<LinkRef> flows;  // flows crossing it (+ dead refs until compacted)
     double capacity = 0;         // bytes/s
+    Bytes bytes;                 // LinkStats::bytes
     uint32_t live = 0;           // live flows crossing it
     uint32_t stamp = 0;          // epoch of the last re-solve that included it
     uint32_t local = 0;          // its index in that re-solve's links
-    uint32_t seeded = 0;         // epoch in which its flows were last examined as seeds
-    uint32_t compacted = 0;      // epoch of its last compaction
-    uint32_t dedupe_stamp = 0;   // start(): multiset -> (link, multiplicity)
+    uint32_t compacted = 0;      // epoch of its last compaction (and of its flows' examination as seeds)
+  };
+  static_assert(sizeof(LinkState) == 64);
+  // Loops over links or flows start fetching the record kAhead iterations ahead.
+  static constexpr size_t kAhead = 8;
+  static void prefetch(const void* p) { __builtin_prefetch(p); }
+  struct LinkCold {
+    uint32_t dedupe_stamp = 0;   // collapse(): multiset -> (link, multiplicity)
     uint32_t dedupe_pos = 0;
-    Time busy_since;
-    LinkStats stats;
+    Time busy_since;             // when live last became nonzero
+    Time busy;                   // LinkStats::busy, up to busy_since
   };
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
@@ -80,14 +87,19 @@ struct FlowNetwork::Impl {
     bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
     double bytes = 0;
     double remaining = 0;
-    double rate = 0;
     double cap = kNoCap;
     Time last;
     uint64_t key = 0;  // hash of entries (in order), for grouping identical flows
+    EntryList entries;
+  };
+  // What a re-solve reads of every flow on the links it visits, apart from the rest of the flow
+  // (Flow is ~150 bytes, this is 16: four flows to a cache line).
+  struct FlowHot {
+    double rate = 0;
     // What bounds its rate in the current allocation: a saturated link on which no flow is faster
     // (a LinkId value), kCapped, or kUnsolved (joined, not solved yet). See flow_resolve.cpp.
     uint32_t bottleneck = kUnsolved;
-    EntryList entries;
+    uint32_t stamp = 0;  // epoch of the last subproblem or component search that took it
   };
   static constexpr uint32_t kUnsolved = 0xffffffffu;
   static constexpr uint32_t kCapped = 0xfffffffeu;
@@ -96,8 +108,17 @@ struct FlowNetwork::Impl {
     EventId activation;
   };
 
+  struct Route {  // a prepared link multiset (FlowNetwork::prepare_route)
+    EntryList entries;
+    uint64_t key = 0;
+  };
+
   Impl(Simulation& s, const Topology& t);
-  FlowId start(std::span<const LinkId> links, double bytes, Time latency, std::function<void()> on_done, double cap);
+  void check_route(std::span<const LinkId> links) const;  // known links with bandwidth, else InternalError
+  // Collapses `links` into (link, multiplicity) in order of first appearance, with its key.
+  void collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key);
+  uint32_t new_flow(double bytes, Time latency, std::function<void()> on_done, double cap);  // slot; entries to set
+  FlowId launch(uint32_t slot, Time latency);                                  // waits latency, then activates
   void activate(uint32_t slot);
   void mark_dirty(const Flow& f);
   void ensure_resolve();
@@ -122,13 +143,15 @@ struct FlowNetwork::Impl {
   Simulation& sim;
   const Topology& topo;
   std::vector<LinkState> link_state;              // by LinkId
+  std::vector<LinkCold> link_cold;                // by LinkId
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots
-  std::vector<uint32_t> flow_stamp;               // same slots: epoch of the last component search
+  std::vector<FlowHot> hot;                       // same slots
   std::vector<uint32_t> joined_id;                // same slots: id of the flow on its links, or kNone
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
+  std::vector<Route> routes;                      // by FlowRouteId
   CompletionHeap heap;
   std::vector<uint32_t> dirty;
   EventId resolve_event;

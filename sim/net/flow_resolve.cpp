@@ -3,7 +3,7 @@
 // The allocation kept between events is max-min fair, which is characterised locally: every flow is
 // either at its cap or has a *bottleneck*, a saturated link on which no flow is faster; an
 // allocation with that property is the (unique) max-min fair one, for any positive multiplicities.
-// Each flow remembers its bottleneck (Flow::bottleneck).
+// Each flow remembers its bottleneck (FlowHot::bottleneck).
 //
 // When flows join or leave, only flows whose bottleneck property may break are re-solved:
 //  1. seeds: the new flows, and the flows whose bottleneck is a link a flow joined or left;
@@ -38,21 +38,21 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void FlowNetwork::Impl::resolve() {
   resolve_event = {};
   ++epoch;
-  // Drop the refs finished flows left behind, once per dirty link. Only dirty links can hold
-  // such refs (a finishing flow dirties all its links), so everything below sees live refs only.
-  for (const uint32_t l : dirty) {
+  // Once per dirty link: drop the refs finished flows left behind (only dirty links can hold such
+  // refs: a finishing flow dirties all its links), so everything below sees live refs only; then
+  // take its flows whose bottleneck the change can break as seeds. Links are fetched a few ahead:
+  // each is a cache miss, and they are independent.
+  comp_flows.clear();
+  comp_links.clear();
+  for (size_t k = 0; k < dirty.size(); ++k) {
+    if (k + kAhead < dirty.size()) prefetch(&link_state[dirty[k + kAhead]]);
+    const uint32_t l = dirty[k];
     if (link_state[l].compacted == epoch) continue;
     link_state[l].compacted = epoch;
     auto& lf = link_state[l].flows;
     lf.erase(std::remove_if(lf.begin(), lf.end(), [this](const LinkRef& r) { return !is_live(r); }), lf.end());
-  }
-  comp_flows.clear();
-  comp_links.clear();
-  for (const uint32_t l : dirty) {
-    if (link_state[l].seeded == epoch) continue;
-    link_state[l].seeded = epoch;
-    for (const LinkRef& r : link_state[l].flows) {
-      const uint32_t b = flows[r.slot].bottleneck;
+    for (const LinkRef& r : lf) {
+      const uint32_t b = hot[r.slot].bottleneck;
       if (b == kUnsolved || b == l) add_to_subproblem(r.slot);
     }
   }
@@ -65,8 +65,8 @@ void FlowNetwork::Impl::resolve() {
 }
 
 void FlowNetwork::Impl::add_to_subproblem(uint32_t slot) {
-  if (flow_stamp[slot] == epoch) return;
-  flow_stamp[slot] = epoch;
+  if (hot[slot].stamp == epoch) return;
+  hot[slot].stamp = epoch;
   comp_flows.push_back(slot);
 }
 
@@ -89,7 +89,7 @@ bool FlowNetwork::Impl::solve_subproblem() {
       const LinkState& ls = link_state[comp_links[i]];
       double load = 0;
       for (const LinkRef& r : ls.flows)
-        if (flow_stamp[r.slot] != epoch) load += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
+        if (hot[r.slot].stamp != epoch) load += hot[r.slot].rate * r.mult;
       outside_load[i] = load;
       link_cap[i] = std::max(0.0, ls.capacity - load);
     }
@@ -116,8 +116,8 @@ bool FlowNetwork::Impl::solve_subproblem() {
       const double faster_than = sub_bound_min[i] * (1 + kTol);
       const double keeps_max = sub_max[i] * (1 - kTol);
       for (const LinkRef& r : ls.flows) {
-        if (flow_stamp[r.slot] == epoch) continue;
-        const Flow& g = flows[r.slot];
+        const FlowHot& g = hot[r.slot];
+        if (g.stamp == epoch) continue;
         if (g.rate > faster_than || (g.bottleneck == l && (!saturated || g.rate < keeps_max)))
           add_to_subproblem(r.slot);
       }
@@ -151,8 +151,8 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
   comp_links.push_back(seed_link);
   for (size_t q = 0; q < comp_links.size(); ++q) {
     for (const LinkRef& r : link_state[comp_links[q]].flows) {
-      if (flow_stamp[r.slot] == epoch) continue;  // compact array: the common "seen" check stays in cache
-      flow_stamp[r.slot] = epoch;
+      if (hot[r.slot].stamp == epoch) continue;  // compact array: the common "seen" check stays in cache
+      hot[r.slot].stamp = epoch;
       comp_flows.push_back(r.slot);
       const Flow& f = flows[r.slot];
       for (const Entry& en : f.entries) {
@@ -214,7 +214,7 @@ void FlowNetwork::Impl::commit_rates() {
   for (size_t i = 0; i < comp_flows.size(); ++i) {
     const uint32_t g = flow_group[i];
     const uint32_t bound = group_bottleneck[g];
-    flows[comp_flows[i]].bottleneck = bound == MaxMinSolver::kCapBound ? kCapped : comp_links[bound];
+    hot[comp_flows[i]].bottleneck = bound == MaxMinSolver::kCapBound ? kCapped : comp_links[bound];
     set_rate(comp_flows[i], rates[g]);
   }
   if (check) check_links(comp_links);
@@ -223,12 +223,13 @@ void FlowNetwork::Impl::commit_rates() {
 // A flow whose rate did not change keeps its lazy state and its finish time untouched; otherwise it
 // is advanced to now at the old rate and its finish time is recomputed at the new one.
 void FlowNetwork::Impl::set_rate(uint32_t slot, double rate) {
+  const double old = hot[slot].rate;
+  if (rate == old) return;
   Flow& f = flows[slot];
-  if (rate == f.rate) return;
   const Time now = sim.now();
-  f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last).seconds());
+  f.remaining = std::max(0.0, f.remaining - old * (now - f.last).seconds());
   f.last = now;
-  f.rate = rate;
+  hot[slot].rate = rate;
   set_finish(slot);
 }
 
@@ -279,7 +280,7 @@ void FlowNetwork::Impl::check_links(std::span<const uint32_t> ids) const {
 double FlowNetwork::Impl::load(uint32_t link) const {
   double sum = 0;
   for (const LinkRef& r : link_state[link].flows)
-    if (is_live(r)) sum += flows[r.slot].rate * flows[r.slot].entries[r.entry].mult;
+    if (is_live(r)) sum += hot[r.slot].rate * r.mult;
   return sum;
 }
 

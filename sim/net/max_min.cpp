@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "sim/core/assert.hpp"
 
@@ -171,23 +172,39 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates, std:
   }
   std::sort(caps_.begin(), caps_.end());
   heap_pos_.assign(nl, kNotInHeap);
-  for (uint32_t l = 0; l < nl; ++l)
+  if (split_) {
+    split_components(in, rates, bottleneck);
+  } else {
+    size_t unfrozen = 0;
+    for (uint32_t f = 0; f < nf; ++f) unfrozen += frozen_[f] ? 0u : 1u;
+    links_c_.clear();
+    for (uint32_t l = 0; l < nl; ++l)
+      if (weight_[l] > 0.0) links_c_.push_back(l);
+    fill(in, links_c_, caps_, unfrozen, rates, bottleneck);
+  }
+  for (uint32_t f = 0; f < nf; ++f)
+    PLANSIM_ASSERT(frozen_[f], "max-min: a flow was left without a rate");
+}
+
+void MaxMinSolver::fill(const MaxMinInstance& in, std::span<const uint32_t> links,
+                        std::span<const std::pair<double, uint32_t>> caps, size_t nf, std::span<double> rates,
+                        std::span<uint32_t> bottleneck) {
+  heap_.clear();
+  for (uint32_t l : links)
     if (weight_[l] > 0.0) {
       heap_pos_[l] = static_cast<uint32_t>(heap_.size());
       heap_.push_back(HeapItem{remaining_[l] / weight_[l], l});
     }
   for (size_t i = heap_.size() / 2; i > 0; --i) heap_sift_down(i - 1);
-
-  unfrozen_ = 0;
-  for (uint32_t f = 0; f < nf; ++f) unfrozen_ += frozen_[f] ? 0u : 1u;
+  unfrozen_ = nf;
   size_t next_cap = 0;
   while (unfrozen_ > 0) {  // stop as soon as every flow has its rate: the rest of the heap is stale
-    while (next_cap < caps_.size() && frozen_[caps_[next_cap].second]) ++next_cap;
+    while (next_cap < caps.size() && frozen_[caps[next_cap].second]) ++next_cap;
     const bool have_link = !heap_.empty();
-    const bool have_cap = next_cap < caps_.size();
+    const bool have_cap = next_cap < caps.size();
     if (!have_link && !have_cap) break;
-    if (have_cap && (!have_link || caps_[next_cap].first <= heap_.front().level)) {
-      const auto [cap, f] = caps_[next_cap++];
+    if (have_cap && (!have_link || caps[next_cap].first <= heap_.front().level)) {
+      const auto [cap, f] = caps[next_cap++];
       freeze(in, f, cap, kCapBound, rates, bottleneck);
       requeue_touched();
       continue;
@@ -201,8 +218,105 @@ void MaxMinSolver::solve(const MaxMinInstance& in, std::span<double> rates, std:
     }
     requeue_touched();
   }
-  for (uint32_t f = 0; f < nf; ++f)
-    PLANSIM_ASSERT(frozen_[f], "max-min: a flow was left without a rate");
+}
+
+// What fill() would do for a flow alone in its component: its links enter the heap at
+// remaining/weight, its cap wins a tie with the lowest level, and the lowest (level, link) pops first.
+void MaxMinSolver::solve_alone(const MaxMinInstance& in, uint32_t f, std::span<double> rates,
+                               std::span<uint32_t> bottleneck) {
+  double level = std::numeric_limits<double>::infinity();
+  uint32_t bound = kCapBound;
+  for (uint32_t e = in.flow_begin[f]; e < in.flow_begin[f + 1]; ++e) {
+    const uint32_t l = in.entry_link[e];
+    const double v = remaining_[l] / weight_[l];
+    if (v < level || (v == level && l < bound)) {
+      level = v;
+      bound = l;
+    }
+  }
+  const double cap = in.flow_cap[f];
+  if (cap < std::numeric_limits<double>::infinity() && cap <= level) {
+    level = cap;
+    bound = kCapBound;
+  }
+  frozen_[f] = 1;
+  rates[f] = level;
+  if (!bottleneck.empty()) bottleneck[f] = bound;
+}
+
+uint32_t MaxMinSolver::find(uint32_t l) {
+  while (parent_[l] != l) {
+    parent_[l] = parent_[parent_[l]];
+    l = parent_[l];
+  }
+  return l;
+}
+
+void MaxMinSolver::split_components(const MaxMinInstance& in, std::span<double> rates, std::span<uint32_t> bottleneck) {
+  const size_t nf = in.num_flows();
+  const size_t nl = in.link_capacity.size();
+  // Union-find over links: a flow joins all of its links.
+  parent_.resize(nl);
+  for (uint32_t l = 0; l < nl; ++l) parent_[l] = l;
+  for (uint32_t f = 0; f < nf; ++f) {
+    if (frozen_[f]) continue;  // crosses nothing
+    const uint32_t a = find(in.entry_link[in.flow_begin[f]]);
+    for (uint32_t e = in.flow_begin[f] + 1; e < in.flow_begin[f + 1]; ++e) {
+      const uint32_t b = find(in.entry_link[e]);
+      if (b != a) parent_[b] = a;
+    }
+  }
+  // Components numbered in order of their lowest flow; count their flows.
+  comp_of_.assign(nl, kNotInHeap);
+  flow_comp_.assign(nf, kNotInHeap);
+  comp_first_flow_.clear();
+  std::vector<uint32_t>& count = comp_flows_;
+  count.clear();
+  for (uint32_t f = 0; f < nf; ++f) {
+    if (frozen_[f]) continue;
+    const uint32_t r = find(in.entry_link[in.flow_begin[f]]);
+    if (comp_of_[r] == kNotInHeap) {
+      comp_of_[r] = static_cast<uint32_t>(count.size());
+      comp_first_flow_.push_back(f);
+      count.push_back(0);
+    }
+    flow_comp_[f] = comp_of_[r];
+    ++count[comp_of_[r]];
+  }
+  const size_t nc = count.size();
+  for (size_t c = 0; c < nc; ++c)
+    if (count[c] == 1) solve_alone(in, comp_first_flow_[c], rates, bottleneck);
+  // The others: their links and their caps (CSR by component, in link and cap order), then a fill each.
+  link_begin_c_.assign(nc + 1, 0);
+  cap_begin_c_.assign(nc + 1, 0);
+  for (uint32_t l = 0; l < nl; ++l)
+    if (weight_[l] > 0.0) {
+      const uint32_t c = comp_of_[find(l)];
+      if (count[c] > 1) ++link_begin_c_[c + 1];
+    }
+  for (const auto& [cap, f] : caps_)
+    if (count[flow_comp_[f]] > 1) ++cap_begin_c_[flow_comp_[f] + 1];
+  for (size_t c = 0; c < nc; ++c) {
+    link_begin_c_[c + 1] += link_begin_c_[c];
+    cap_begin_c_[c + 1] += cap_begin_c_[c];
+  }
+  links_c_.resize(link_begin_c_[nc]);
+  caps_c_.resize(cap_begin_c_[nc]);
+  std::vector<uint32_t> link_pos(link_begin_c_.begin(), link_begin_c_.end() - 1);
+  std::vector<uint32_t> cap_pos(cap_begin_c_.begin(), cap_begin_c_.end() - 1);
+  for (uint32_t l = 0; l < nl; ++l)
+    if (weight_[l] > 0.0) {
+      const uint32_t c = comp_of_[find(l)];
+      if (count[c] > 1) links_c_[link_pos[c]++] = l;
+    }
+  for (const auto& cf : caps_)
+    if (count[flow_comp_[cf.second]] > 1) caps_c_[cap_pos[flow_comp_[cf.second]]++] = cf;
+  for (size_t c = 0; c < nc; ++c) {
+    if (count[c] < 2) continue;
+    fill(in, std::span<const uint32_t>(links_c_).subspan(link_begin_c_[c], link_begin_c_[c + 1] - link_begin_c_[c]),
+         std::span<const std::pair<double, uint32_t>>(caps_c_).subspan(cap_begin_c_[c], cap_begin_c_[c + 1] - cap_begin_c_[c]),
+         count[c], rates, bottleneck);
+  }
 }
 
 std::vector<double> max_min_rates(std::span<const double> link_capacity, std::span<const MaxMinFlow> flows) {

@@ -13,6 +13,13 @@
 // decreases as flows freeze) and a sorted list of caps, so a solve costs O(E log E) for E
 // (flow, link) incidences. Ties are broken by link index, so results are deterministic.
 // A flow crossing no link gets its cap (infinity when uncapped).
+//
+// Connected components (flows sharing links, transitively) are filled one after another, each with a
+// heap of its own links, and a flow that shares no link with another gets its closed form (the
+// tightest of its links, or its cap) without a heap. A link's level only ever depends on the flows
+// crossing it, and each component's events are taken in the same (level, link) order either way, so
+// the rates and bottlenecks are bit-identical to one fill over everything (set_split(false), kept for
+// tests), only cheaper: the flow network's re-solves are mostly many small independent pieces.
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -43,6 +50,8 @@ class MaxMinSolver {
   // Writes each flow's rate into `rates` (size = instance.num_flows()) and, when `bottleneck` is not
   // empty (same size), the link (an index into link_capacity) or kCapBound that bounds it.
   void solve(const MaxMinInstance& in, std::span<double> rates, std::span<uint32_t> bottleneck = {});
+  // Whether solve() fills connected components one by one (default) or all links in one heap.
+  void set_split(bool on) { split_ = on; }
 
  private:
   struct HeapItem {
@@ -53,6 +62,14 @@ class MaxMinSolver {
   void freeze(const MaxMinInstance& in, uint32_t f, double rate, uint32_t bound, std::span<double> rates,
               std::span<uint32_t> bottleneck);
   void requeue_touched();
+  // Progressive filling of `nf` unfrozen flows over `links` (every link any of them crosses; the
+  // flows crossing those links are exactly those), taking `caps` (sorted) as cap events.
+  void fill(const MaxMinInstance& in, std::span<const uint32_t> links, std::span<const std::pair<double, uint32_t>> caps,
+            size_t nf, std::span<double> rates, std::span<uint32_t> bottleneck);
+  // A flow sharing its links with no other: the tightest link's level (ties: lowest link), or its cap.
+  void solve_alone(const MaxMinInstance& in, uint32_t f, std::span<double> rates, std::span<uint32_t> bottleneck);
+  void split_components(const MaxMinInstance& in, std::span<double> rates, std::span<uint32_t> bottleneck);
+  uint32_t find(uint32_t l);
   // Indexed min-heap of links by (level, link): one entry per link with unfrozen flows, updated in
   // place when its level changes (a lazy heap piled up stale entries and spent most of the solve
   // popping them). Pops the same (level, link) sequence, so rates are bit-identical.
@@ -74,6 +91,15 @@ class MaxMinSolver {
   std::vector<HeapItem> heap_;            // min-heap by (level, link)
   std::vector<uint32_t> heap_pos_;        // per link: index in heap_, or kNotInHeap
   static constexpr uint32_t kNotInHeap = 0xffffffffu;
+  bool split_ = true;
+  // split_components(): union-find over links, then per component (CSR) its links and its caps.
+  std::vector<uint32_t> parent_;
+  std::vector<uint32_t> comp_of_;          // per root link: component id, or kNotInHeap
+  std::vector<uint32_t> flow_comp_;        // per flow: component id (kNotInHeap: frozen already)
+  std::vector<uint32_t> comp_flows_;       // per component: unfrozen flows; then CSR fill positions
+  std::vector<uint32_t> comp_first_flow_;  // per component: its lowest flow (the only one when alone)
+  std::vector<uint32_t> link_begin_c_, links_c_, cap_begin_c_;
+  std::vector<std::pair<double, uint32_t>> caps_c_;
 };
 
 // Convenience form for tests and small callers.

@@ -299,7 +299,8 @@ class Engine {
     req.dim = plan_.groups[group].dim;
     const size_t n = plan_.groups[group].ranks.size();
     req.ranks = std::span<const GpuId>(group_gpus_[group]).subspan(static_cast<size_t>(j) * n, n);
-    req.group = j == 0 ? group : kNoGroup;
+    req.group = group;
+    req.replica = static_cast<uint32_t>(j);
     return req;
   }
 
@@ -378,6 +379,7 @@ class Engine {
         req.bytes = Bytes(rv.bytes);
         req.dim = Dim::pp;
         req.ranks = pair;
+        req.replica = static_cast<uint32_t>(j);
         comm_.start(req, [this, id] { transfer_done(id); });
       }
     }

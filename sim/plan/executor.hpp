@@ -24,9 +24,12 @@ struct CommRequest {
   std::span<const GpuId> ranks;  // group members (send_recv: {sender, receiver}); valid during start() only
   Bytes bytes;
   Dim dim = Dim::tp;             // which parallel dimension issued it (pp for send/recv)
-  // The CompiledPlan::groups entry whose members `ranks` are (requests with equal group have
-  // equal ranks); kNoGroup for send/recv and for a TP-folding replica (ranks shifted).
+  // The CompiledPlan::groups entry whose members (shifted by replica·fold_stride) `ranks` are:
+  // requests with equal (group, replica) have equal ranks; kNoGroup for send/recv.
   uint32_t group = kNoGroup;
+  // Which TP-folding replica a transfer is (CompiledPlan::fold): 0 for the executed ranks' own
+  // transfers, j for the copy replayed for their j-th TP siblings (ranks shifted by j·fold_stride).
+  uint32_t replica = 0;
 };
 
 class CommService {

@@ -1,5 +1,7 @@
 #include "sim/plan/symmetry.hpp"
 
+#include <algorithm>
+
 #include "sim/coll/collective_runner.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/plan/runner_comm.hpp"
@@ -41,11 +43,16 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
         if (!clean(first, m) || !clean(m, first) || !clean(a, b) || !clean(b, a)) return false;
       }
   }
+  // Every send of a pair of ranks takes the same route: check each distinct pair once.
+  std::vector<uint64_t> pairs;
   for (const Program& p : plan.programs)
     for (const ProgramOp& op : p.ops)
-      if (op.kind == OpKind::send)
-        for (int j = 0; j < copies; ++j)
-          if (!clean(shifted(p.rank, j), shifted(op.peer, j))) return false;
+      if (op.kind == OpKind::send) pairs.push_back(uint64_t{p.rank} << 32 | op.peer);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (const uint64_t pair : pairs)
+    for (int j = 0; j < copies; ++j)
+      if (!clean(shifted(static_cast<uint32_t>(pair >> 32), j), shifted(static_cast<uint32_t>(pair), j))) return false;
   return true;
 }
 
@@ -61,7 +68,7 @@ std::vector<int> MemoizedTpComm::shape_of(std::span<const GpuId> ranks) const {
 
 int MemoizedTpComm::shape_id(const CommRequest& r) {
   int* known = nullptr;
-  if (r.group != kNoGroup) {
+  if (r.group != kNoGroup && r.replica == 0) {
     if (r.group >= group_shape_.size()) group_shape_.resize(r.group + 1, -1);
     known = &group_shape_[r.group];
     if (*known >= 0) return *known;

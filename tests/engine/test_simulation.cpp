@@ -241,3 +241,33 @@ TEST_CASE("simulation: many random events run in (time, scheduling order), cance
   CHECK(ran == want);
   CHECK(sim.pending() == 0);
 }
+
+TEST_CASE("simulation: events at one time scheduled between others keep scheduling order across buckets", "[engine]") {
+  // Consecutive at() calls for one time share a bucket; a call for another time in between starts a
+  // new one. Several buckets of one time must still run in scheduling order, not bucket by bucket
+  // in creation order with later events appended to the first.
+  Simulation sim;
+  std::vector<std::string> log;
+  auto add = [&](double ns, const std::string& name) { return sim.at(Time::ns(ns), [&log, name] { log.push_back(name); }); };
+  add(5, "a1");
+  add(5, "a2");
+  add(7, "x1");
+  add(5, "a3");
+  const EventId b = add(7, "x2");
+  add(5, "a4");
+  add(5, "a5");
+  add(9, "z");
+  add(7, "x3");
+  CHECK(sim.cancel(b));
+  sim.at(Time::ns(5), [&] {
+    log.push_back("a6");
+    sim.after(Time::ns(2), [&] { log.push_back("x4"); });  // joins time 7 behind x3
+    sim.after(Time::zero(), [&] { log.push_back("a7"); });
+  });
+  sim.run_until(Time::ns(6));
+  CHECK(log == std::vector<std::string>{"a1", "a2", "a3", "a4", "a5", "a6", "a7"});
+  add(8, "y");  // after run_until moved the clock to 6: between the pending times
+  sim.run();
+  CHECK(log == std::vector<std::string>{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "x1", "x3", "x4", "y", "z"});
+  CHECK(sim.pending() == 0);
+}

@@ -263,3 +263,72 @@ TEST_CASE("max-min: ring-like flows over hundreds of links match the reference",
     for (size_t f = 0; f < flows.size(); ++f) CHECK(r[f] == Approx(ref[f]).epsilon(1e-9));
   }
 }
+
+TEST_CASE("max-min: filling components one by one gives the bits of one fill over everything", "[net][max_min]") {
+  // Many small independent pieces (lone flows, pairs, chains) beside a few long shared flows, with
+  // caps, weights and repeated links: the split solve must agree bit for bit, bottlenecks included,
+  // with the single heap over every link (set_split(false)), and both with the reference.
+  std::mt19937_64 rng(4242);
+  MaxMinSolver split, whole;
+  whole.set_split(false);
+  size_t lone = 0, shared = 0;
+  for (int inst = 0; inst < 300; ++inst) {
+    const auto nl = static_cast<uint32_t>(4 + rng() % 60);
+    std::vector<double> cap(nl);
+    for (double& c : cap) c = std::uniform_real_distribution<double>(0.5, 100.0)(rng);
+    if (inst % 3 == 0) std::fill(cap.begin(), cap.end(), 10.0);  // equal levels: ties broken by link index
+    std::vector<uint32_t> begin{0}, link;
+    std::vector<double> mult, caps, weight;
+    const size_t nf = 1 + rng() % 40;
+    for (size_t f = 0; f < nf; ++f) {
+      // Mostly short routes inside a narrow window of links (independent pieces), sometimes a long one.
+      const bool long_route = rng() % 10 == 0;
+      const auto hops = static_cast<uint32_t>(long_route ? nl / 2 : rng() % 4);
+      const auto first = static_cast<uint32_t>(rng() % nl);
+      for (uint32_t i = 0; i < hops; ++i) {
+        link.push_back((first + (long_route ? i : static_cast<uint32_t>(rng() % 3))) % nl);  // repeats allowed
+        mult.push_back(static_cast<double>(1 + rng() % 3));
+      }
+      begin.push_back(static_cast<uint32_t>(link.size()));
+      caps.push_back(rng() % 4 == 0 || hops == 0 ? std::uniform_real_distribution<double>(0.1, 60.0)(rng) : kInf);
+      weight.push_back(static_cast<double>(1 + rng() % 3));
+    }
+    const MaxMinInstance in{cap, begin, link, mult, caps, weight};
+    std::vector<double> r1(nf), r2(nf);
+    std::vector<uint32_t> b1(nf), b2(nf);
+    split.solve(in, r1, b1);
+    whole.solve(in, r2, b2);
+    INFO("instance " << inst);
+    CHECK(r1 == r2);
+    CHECK(b1 == b2);
+    // Count what the instances exercised: flows alone in their component and flows sharing one.
+    std::vector<int> users(nl, 0);
+    for (size_t f = 0; f < nf; ++f)
+      for (uint32_t e = begin[f]; e < begin[f + 1]; ++e)
+        if (std::find(link.begin() + begin[f], link.begin() + e, link[e]) == link.begin() + e) ++users[link[e]];
+    for (size_t f = 0; f < nf; ++f) {
+      if (begin[f] == begin[f + 1]) continue;
+      bool alone = true;
+      for (uint32_t e = begin[f]; e < begin[f + 1]; ++e) alone = alone && users[link[e]] == 1;
+      (alone ? lone : shared) += 1;
+    }
+    // Against the reference, with the weights unfolded into copies and repeats summed.
+    std::vector<MaxMinFlow> flows;
+    std::vector<size_t> first_copy;
+    for (size_t f = 0; f < nf; ++f) {
+      MaxMinFlow mf;
+      for (uint32_t e = begin[f]; e < begin[f + 1]; ++e) {
+        auto it = std::find_if(mf.links.begin(), mf.links.end(), [&](const auto& p) { return p.first == link[e]; });
+        if (it == mf.links.end()) mf.links.emplace_back(link[e], mult[e]);
+        else it->second += mult[e];
+      }
+      mf.cap = caps[f];
+      first_copy.push_back(flows.size());
+      for (int k = 0; k < static_cast<int>(weight[f]); ++k) flows.push_back(mf);
+    }
+    const auto ref = reference_rates(cap, flows);
+    for (size_t f = 0; f < nf; ++f) CHECK(r1[f] == Approx(ref[first_copy[f]]).epsilon(1e-9));
+  }
+  CHECK(lone > 300);
+  CHECK(shared > 1000);
+}
