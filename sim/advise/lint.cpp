@@ -25,7 +25,7 @@ LintResult run_lint(const std::filesystem::path& scenario, const LintOptions& op
   std::vector<Finding> raw;
   {
     LoadedScenario s = load_scenario(scenario, options.sets);
-    PlanRun run = simulate_plan(s.scenario, s.topology);
+    PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{true, false});
     result.scenario = s.scenario.name;
     result.base = metrics_of(run.report);
     const LintContext ctx{s.scenario, s.topology, run.report, options.thresholds};

@@ -19,7 +19,7 @@ PointResult run_point(const std::filesystem::path& scenario, const std::vector<s
   all.insert(all.end(), sets.begin(), sets.end());
   try {
     LoadedScenario s = load_scenario(scenario, all);
-    PlanRun run = simulate_plan(s.scenario, s.topology);
+    PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{true, false});
     r.metrics = metrics_of(run.report);
     r.valid = true;
   } catch (const ConfigError& e) {

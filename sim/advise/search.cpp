@@ -164,7 +164,7 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
       [&](size_t w, size_t i) {
         if (!workers[w]) workers[w] = std::make_unique<LoadedScenario>(load_scenario(scenario, topo_sets));
         const Topology& topo = workers[w]->topology;
-        PlanRun run = simulate_plan(fit[i].scenario, topo);
+        PlanRun run = simulate_plan(fit[i].scenario, topo, SimulateOptions{true, false});
         fit[i].metrics = metrics_of(run.report);
         fit[i].tp_inside_server = place_group(fit[i].scenario, topo, {Dim::tp}).islands == 1;
         ok[i] = 1;

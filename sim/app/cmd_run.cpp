@@ -40,7 +40,7 @@ Command add_run_command(CLI::App& app) {
   return {sub, [opt] {
             LoadedScenario s = load_scenario(opt->file, opt->sets);
             listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());  // bad ranks: fail before the run
-            PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry});
+            PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry, !opt->json.empty()});
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
                          run.exec.events);
             if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));

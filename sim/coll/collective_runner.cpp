@@ -186,6 +186,30 @@ void CollectiveRunner::start(PreparedCall call, std::function<void()> on_done) {
   impl_->launch(r);
 }
 
+bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::function<bool(LinkId, LinkId)>& pair) const {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size() && b.index < impl_->prepared.size(),
+                 "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  const Prepared& y = *impl_->prepared[b.index];
+  if (x.software_latency != y.software_latency || x.flows.size() != y.flows.size() || x.reduce != y.reduce) return false;
+  const auto& px = x.choice.plan.phases;
+  const auto& py = y.choice.plan.phases;
+  for (size_t ph = 0; ph < x.flows.size(); ++ph) {
+    if (x.flows[ph].size() != y.flows[ph].size()) return false;
+    for (size_t f = 0; f < x.flows[ph].size(); ++f) {
+      const PreparedFlow& fx = x.flows[ph][f];
+      const PreparedFlow& fy = y.flows[ph][f];
+      if (fx.wire != fy.wire || fx.latency != fy.latency) return false;
+      const auto& lx = px[ph].flows[f].links;
+      const auto& ly = py[ph].flows[f].links;
+      if (lx.size() != ly.size()) return false;
+      for (size_t i = 0; i < lx.size(); ++i)
+        if (!pair(lx[i], ly[i])) return false;
+    }
+  }
+  return true;
+}
+
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
   PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
   return impl_->prepared[call.index]->algorithm;

@@ -62,6 +62,12 @@ class CollectiveRunner {
   // allocating. The runner and its FlowNetwork must outlive the collectives they run.
   PreparedCall prepare(const CollectiveCall& call);
   void start(PreparedCall call, std::function<void()> on_done);
+  // Whether two prepared calls run the same way up to a renaming of links: same software latency,
+  // phases, reduction times, and flow by flow the same wire bytes, latency and number of links, each
+  // link of `a`'s flow paired position by position with `b`'s by pair(link of a, link of b), which
+  // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
+  [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
+                                const std::function<bool(LinkId, LinkId)>& pair) const;
   // What a prepared call runs: the algorithm `auto` chose, and the protocol.
   [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
   [[nodiscard]] const std::string& protocol(PreparedCall call) const;

@@ -1,5 +1,7 @@
 #include "sim/plan/runner_comm.hpp"
 
+#include "sim/core/assert.hpp"
+
 namespace plansim {
 
 PreparedCall RunnerComm::prepare(const CommRequest& r) {
@@ -16,7 +18,9 @@ PreparedCall RunnerComm::prepare(const CommRequest& r) {
   return runner_.prepare(call);
 }
 
-void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
+// The request's prepared call, from the cheap tables when the request names its group or is a
+// send/recv; otherwise `scratch`, filled by the runner's own lookup.
+RunnerComm::Known* RunnerComm::find_or_prepare(const CommRequest& r, Known& scratch) {
   std::vector<Known>* known = nullptr;
   uint32_t key = 0;
   if (r.group != kNoGroup) {
@@ -30,18 +34,58 @@ void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
     key = r.ranks[1].value;
   }
   if (known == nullptr) {  // nothing cheap names it: the runner looks it up by its ranks
-    runner_.start(prepare(r), std::move(on_done));
+    scratch = Known{0, r.op, r.bytes.value(), prepare(r)};
+    return &scratch;
+  }
+  for (Known& k : *known)
+    if (k.key == key && k.op == r.op && k.bytes == r.bytes.value()) return &k;
+  ++prepared_;
+  return &known->emplace_back(Known{key, r.op, r.bytes.value(), prepare(r)});
+}
+
+void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
+  Known scratch{};
+  Known* k = find_or_prepare(r, scratch);
+  if (planes_ == nullptr) {
+    runner_.start(k->call, std::move(on_done));
     return;
   }
-  for (const Known& k : *known)
-    if (k.key == key && k.op == r.op && k.bytes == r.bytes.value()) {
-      runner_.start(k.call, std::move(on_done));
-      return;
+  start_planes(r, *k, std::move(on_done));
+}
+
+void RunnerComm::start_planes(const CommRequest& r, Known& k, std::function<void()> on_done) {
+  if (r.replica == 0) {
+    uint32_t l;
+    if (!free_landings_.empty()) {
+      l = free_landings_.back();
+      free_landings_.pop_back();
+    } else {
+      l = static_cast<uint32_t>(landings_.size());
+      landings_.emplace_back();
     }
-  const PreparedCall call = prepare(r);
-  ++prepared_;
-  known->push_back(Known{key, r.op, r.bytes.value(), call});
-  runner_.start(call, std::move(on_done));
+    landings_[l].callbacks.push_back(std::move(on_done));
+    current_landing_ = l;
+    current_call_ = k.call;
+    runner_.start(k.call, [this, l] { land(l); });
+    return;
+  }
+  PLANSIM_ASSERT(current_landing_ != ~0U, "replica planes: a replica issued before its replica 0");
+  if (k.checked_with != current_call_.index) {
+    const int j = static_cast<int>(r.replica);
+    if (!runner_.same_shape(current_call_, k.call, [&](LinkId a, LinkId b) { return planes_->pair(j, a, b); }))
+      throw PlaneMismatch(planes_->why().empty()
+                              ? "a TP sibling's copy of a transfer runs another algorithm or moves other bytes"
+                              : planes_->why());
+    k.checked_with = current_call_.index;
+  }
+  landings_[current_landing_].callbacks.push_back(std::move(on_done));
+}
+
+void RunnerComm::land(uint32_t l) {
+  std::vector<std::function<void()>> callbacks = std::move(landings_[l].callbacks);
+  landings_[l].callbacks.clear();
+  free_landings_.push_back(l);
+  for (auto& cb : callbacks) cb();
 }
 
 }  // namespace plansim

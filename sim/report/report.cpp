@@ -91,7 +91,8 @@ StageReport stage_report(const Scenario& s, const CompiledPlan& plan, const Exec
 
 }  // namespace
 
-Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu) {
+Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu,
+                    bool with_ops) {
   Report r;
   r.name = s.name;
   r.gpu = gpu.model;
@@ -146,9 +147,11 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     r.stages.push_back(st);
   }
   std::sort(r.stages.begin(), r.stages.end(), [](const StageReport& a, const StageReport& b) { return a.stage < b.stage; });
-  OpRecords records = op_records(plan, exec);
-  r.op_labels = std::move(records.labels);
-  r.ops = std::move(records.ops);
+  if (with_ops) {
+    OpRecords records = op_records(plan, exec);
+    r.op_labels = std::move(records.labels);
+    r.ops = std::move(records.ops);
+  }
   return r;
 }
 

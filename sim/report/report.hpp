@@ -109,12 +109,18 @@ struct Report {
     std::string tp_folding = "off";  // "exact": kept; "abandoned": siblings left lockstep; "off"
     size_t executed_ranks = 0;       // ranks whose programs ran (the world without folding)
     bool tp_memo = false;            // TP collectives timed once per distinct call
+    // Folded transfers' copies: "isomorphic" (only TP rank 0's on the network, the others proven to
+    // land with them), "shared" (every copy on the network), "off" (no folding).
+    std::string tp_planes = "off";
   } symmetry;
   std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;
 };
 
-Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu);
+// `with_ops`: also fill op_labels/ops (one record per executed op, for the JSON's `ops`; 24 bytes each,
+// millions at scale, so callers that write no JSON skip them).
+Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu,
+                    bool with_ops = true);
 std::string report_text(const Report& r);
 std::string report_json(const Report& r);
 // Chrome/Perfetto trace events (trace_output.cpp): a process per listed world rank, a thread per

@@ -89,7 +89,8 @@ std::string report_json(const Report& r) {
   out += ",\n  \"notes\": " + nlohmann::json(r.notes).dump();
   out += ",\n  \"symmetry\": " + nlohmann::ordered_json{{"tp_folding", r.symmetry.tp_folding},
                                                        {"executed_ranks", r.symmetry.executed_ranks},
-                                                       {"tp_memo", r.symmetry.tp_memo}}
+                                                       {"tp_memo", r.symmetry.tp_memo},
+                                                       {"tp_planes", r.symmetry.tp_planes}}
                                       .dump();
   // `ops` can hold millions of entries (every op of every simulated rank): one line each, written
   // directly rather than as a JSON tree (about 5x less time and 10x less memory at 1024 GPUs).

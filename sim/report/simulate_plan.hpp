@@ -21,6 +21,8 @@ struct SimulateOptions {
   // lockstep (else the plan is run again with every rank), and TP memoisation when TP links are
   // private. The report's notes say which were used.
   bool symmetry = true;
+  // Fill Report::ops (the per-op records only the JSON writes; see build_report).
+  bool op_records = true;
 };
 
 PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOptions& options = {});

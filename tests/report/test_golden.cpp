@@ -132,6 +132,15 @@ TEST_CASE("symmetry shortcuts reproduce the full simulation exactly", "[golden][
     CHECK(fast.report.symmetry.tp_folding == (abandoned ? "abandoned" : "exact"));
     CHECK(fast.report.symmetry.executed_ranks == fast.plan.programs.size());
     CHECK(full.report.symmetry.tp_folding == "off");
+    CHECK(full.report.symmetry.tp_planes == "off");
+    // Network planes: one simulated where the siblings' links are disjoint renamings (needs the TP
+    // memo); every copy on the network where TP crosses servers (seed-tp8-ethernet, no memo, 2 planes
+    // would share the Ethernet links TP uses) or in seed-small-batch (TP 2 over PCIe pairs, no memo).
+    const std::string want_planes = abandoned ? "off"
+                                     : std::string(name) == "seed-tp8-ethernet" || std::string(name) == "seed-small-batch"
+                                         ? "shared"
+                                         : "isomorphic";
+    CHECK(fast.report.symmetry.tp_planes == want_planes);
     CHECK_FALSE(full.report.symmetry.tp_memo);
     if (abandoned) CHECK(fast.plan.programs.size() == full.plan.programs.size());
     else CHECK(fast.plan.programs.size() * static_cast<size_t>(s.scenario.parallel.tp) == full.plan.programs.size());
