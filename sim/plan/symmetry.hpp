@@ -7,6 +7,8 @@
 //    the unfolded run; the first time copies land apart, execute() throws FoldDivergence and
 //    simulate_plan() runs every rank instead (e.g. ECMP-hashed fabrics, where siblings' routes
 //    differ). Ties cannot break lockstep: compute is slowed only for its overlap with transfers.
+//    Where the siblings' copies are provably the same calls on disjoint renamed links (network
+//    planes, replica_planes.hpp), only TP rank 0's copies run on the network at all.
 //  * TP memoisation (exact): when no two TP groups share a link and no route of any non-TP transfer touches
 //    a link that TP groups use, a TP collective never contends with anything but itself (its stream issues one at a time), so its
 //    time is that of the same collective run alone: computed once per (op, bytes, group shape) on a
