@@ -16,6 +16,7 @@
 #include "sim/coll/nccl_model.hpp"
 #include "sim/coll/selection.hpp"
 #include "sim/core/assert.hpp"
+#include "sim/core/free_slots.hpp"
 
 namespace plansim {
 namespace {
@@ -112,14 +113,10 @@ struct CollectiveRunner::Impl {
   }
 
   uint32_t new_run(uint32_t prep) {
-    uint32_t r;
-    if (!free_runs.empty()) {
-      r = free_runs.back();
-      free_runs.pop_back();
-    } else {
-      r = static_cast<uint32_t>(runs.size());
+    const uint32_t r = take_free_slot(free_runs, [this] {
       runs.emplace_back();
-    }
+      return static_cast<uint32_t>(runs.size() - 1);
+    });
     runs[r].prep = prep;
     runs[r].phase = 0;
     runs[r].pending = 0;

@@ -5,19 +5,16 @@
 #include <algorithm>
 
 #include "sim/core/assert.hpp"
+#include "sim/core/free_slots.hpp"
 
 namespace plansim {
 
 EventId Simulation::at(Time t, Action a) {
   PLANSIM_ASSERT(t >= now_, fmt::format("event scheduled in the past ({} < {})", to_string(t), to_string(now_)));
-  uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(slots_.size());
+  const uint32_t slot = take_free_slot(free_slots_, [this] {
     slots_.emplace_back();
-  }
+    return static_cast<uint32_t>(slots_.size() - 1);
+  });
   PLANSIM_ASSERT(slot <= kLowMask && next_seq_ < (uint64_t{1} << (64 - kSlotBits)),
                  "more events than the event queue can number");
   const uint64_t seq = next_seq_++;
@@ -40,15 +37,11 @@ EventId Simulation::at(Time t, Action a) {
 }
 
 uint32_t Simulation::new_bucket(Time t) {
-  uint32_t b;
-  if (!free_buckets_.empty()) {
-    b = free_buckets_.back();
-    free_buckets_.pop_back();
-  } else {
-    b = static_cast<uint32_t>(buckets_.size());
-    PLANSIM_ASSERT(b <= kLowMask, "more pending event times than the event queue can number");
+  const uint32_t b = take_free_slot(free_buckets_, [this] {
+    PLANSIM_ASSERT(buckets_.size() <= kLowMask, "more pending event times than the event queue can number");
     buckets_.emplace_back();
-  }
+    return static_cast<uint32_t>(buckets_.size() - 1);
+  });
   buckets_[b].time = t;
   return b;
 }

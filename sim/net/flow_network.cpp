@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "sim/core/assert.hpp"
+#include "sim/core/free_slots.hpp"
 #include "sim/net/flow_network_impl.hpp"
 
 namespace plansim {
@@ -71,17 +72,13 @@ uint32_t FlowNetwork::Impl::new_flow(double bytes, Time latency, std::function<v
   PLANSIM_ASSERT(bytes >= 0.0 && std::isfinite(bytes), fmt::format("flow of {} bytes", bytes));
   PLANSIM_ASSERT(latency >= Time::zero(), "flow with negative latency");
   PLANSIM_ASSERT(cap > 0.0, "flow rate cap must be positive");
-  uint32_t slot;
-  if (!free_slots.empty()) {
-    slot = free_slots.back();
-    free_slots.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(flows.size());
+  const uint32_t slot = take_free_slot(free_slots, [this] {
     flows.emplace_back();
     cold.emplace_back();
     hot.emplace_back();
     joined_id.push_back(CompletionHeap::kNone);
-  }
+    return static_cast<uint32_t>(flows.size() - 1);
+  });
   Flow& f = flows[slot];
   f.id = FlowId::from(id_to_slot.size());
   id_to_slot.push_back(slot);

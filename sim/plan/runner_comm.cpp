@@ -1,6 +1,7 @@
 #include "sim/plan/runner_comm.hpp"
 
 #include "sim/core/assert.hpp"
+#include "sim/core/free_slots.hpp"
 
 namespace plansim {
 
@@ -55,14 +56,10 @@ void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
 
 void RunnerComm::start_planes(const CommRequest& r, Known& k, std::function<void()> on_done) {
   if (r.replica == 0) {
-    uint32_t l;
-    if (!free_landings_.empty()) {
-      l = free_landings_.back();
-      free_landings_.pop_back();
-    } else {
-      l = static_cast<uint32_t>(landings_.size());
+    const uint32_t l = take_free_slot(free_landings_, [this] {
       landings_.emplace_back();
-    }
+      return static_cast<uint32_t>(landings_.size() - 1);
+    });
     landings_[l].callbacks.push_back(std::move(on_done));
     current_landing_ = l;
     current_call_ = k.call;
