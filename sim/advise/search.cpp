@@ -13,6 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/model/memory.hpp"
+#include "sim/plan/layer_partition.hpp"
 #include "sim/report/simulate_plan.hpp"
 #include "sim/sched/holding.hpp"
 #include "sim/sched/registry.hpp"
@@ -52,7 +53,9 @@ double estimate_memory_gib(const Scenario& s) {
   // min(m·v, pp·v + pp − 1); zero-bubble / DualPipe: full and weight-gradient shares, holding.hpp).
   const auto sched = make_schedule(s.schedule.kind);
   const StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
-  const StageHolding held = stage_holdings(orders, sched->splits_backward())[0];
+  const PipelineLayout lay = sched->layout({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
+  const auto chunk_layers = layers_per_chunk(lay, LayerPartition(s.model.layers, lay.pieces(), s.parallel.stage_layers));
+  const StageHolding held = stage_holdings(orders, sched->splits_backward(), &chunk_layers)[0];
   const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, held));
   return mem.total().value() / kGiB;
 }

@@ -143,9 +143,13 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute,
                                                       s.training.materialised_attention);
   const Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
-  const HeldChunks peak = activation_peak_state(s, in.held);
-  const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);
-  out.activations = chunk * static_cast<double>(in.layers_per_chunk);
+  if (!in.held.layer_frontier.empty()) {
+    out.activations = Bytes(in.held.layer_peak(per_layer.value(), after_b.value()));
+  } else {
+    const HeldChunks peak = activation_peak_state(s, in.held);
+    const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);
+    out.activations = chunk * static_cast<double>(in.layers_per_chunk);
+  }
   // Temporary: fp32 logits and their gradient on the stage with the output layer; one gradient
   // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;

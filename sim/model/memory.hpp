@@ -75,8 +75,9 @@ struct StageMemoryInput {
                              // ZeRO shards model states over dp · state_replicas
 };
 // The input for `stage` under the scenario's schedule layout (sched/layout.hpp) and layer partition
-// (plan/layer_partition.hpp): layers_per_chunk is the stage's largest chunk (what bounds its
-// activations per micro-batch). DualPipe: the stage holds pieces s and p−1−s (parameters 2x), the
+// (plan/layer_partition.hpp): layers_per_chunk is the stage's largest chunk. Activations are exact
+// when `held` counts layers (StageHolding::layer_frontier, as the plan compiler's holdings do);
+// otherwise each held chunk counts as the largest (an upper bound where chunks differ). DualPipe: the stage holds pieces s and p−1−s (parameters 2x), the
 // end stages both the embedding and the output layer, and ZeRO shards over the mirror pair's DP ranks.
 StageMemoryInput stage_memory_input(const Scenario& s, int stage, const StageHolding& held);
 MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);

@@ -39,4 +39,11 @@ bool LayerPartition::uniform() const {
   return std::adjacent_find(count_.begin(), count_.end(), std::not_equal_to<>()) == count_.end();
 }
 
+std::vector<std::vector<int>> layers_per_chunk(const PipelineLayout& lay, const LayerPartition& part) {
+  std::vector<std::vector<int>> out(static_cast<size_t>(lay.stages()));
+  for (int st = 0; st < lay.stages(); ++st)
+    for (int c = 0; c < lay.chunks(); ++c) out[static_cast<size_t>(st)].push_back(part.count(lay.piece(st, c)));
+  return out;
+}
+
 }  // namespace plansim

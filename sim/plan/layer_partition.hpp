@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "sim/sched/layout.hpp"
+
 namespace plansim {
 
 class LayerPartition {
@@ -24,5 +26,9 @@ class LayerPartition {
   std::vector<int> first_;
   std::vector<int> count_;
 };
+
+// [stage][chunk]: how many layers the piece a stage holds as that chunk has (for the activation
+// memory of stages whose chunks differ, sched/holding.hpp).
+std::vector<std::vector<int>> layers_per_chunk(const PipelineLayout& lay, const LayerPartition& part);
 
 }  // namespace plansim

@@ -12,7 +12,7 @@
 #include "sim/plan/plan_costs.hpp"
 #include "sim/plan/rank_mapping.hpp"
 #include "sim/sched/registry.hpp"
-#include "sim/sched/timeline.hpp"
+#include "sim/sched/holding.hpp"
 
 namespace plansim {
 namespace {
@@ -413,9 +413,6 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   const PipelineLayout lay = sched->layout(shape);
   const StageOrders orders = sched->build(shape);
   check_orders(orders, lay, sched->splits_backward());
-  ScheduleTiming timing = time_schedule(orders, lay, sched->splits_backward(),
-                                        sched->splits_backward() ? OpDurations{1, 1, 1, 0} : OpDurations{1, 2, 0, 0});
-  plan.held = timing.held;
 
   RankMapping map(par);
   CostTable costs(s, plan.costs);
@@ -423,6 +420,8 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   const double e = dtype_size(s.model.dtype).value();
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
   const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers);
+  const auto chunk_layers = layers_per_chunk(lay, layers);
+  plan.held = stage_holdings(orders, sched->splits_backward(), &chunk_layers);
   Context c{&s, &map, &costs, &groups, &orders, &lay, &layers, sched->splits_backward(), lay.pieces(), 0, 0, 0, 0};
   c.act_bytes = tokens * static_cast<double>(s.model.hidden) * e;
   c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);

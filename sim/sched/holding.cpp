@@ -31,7 +31,9 @@ double StageHolding::peak(double full, double after_b) const {
   return full * h.awaiting_b + after_b * h.awaiting_w;
 }
 
-void StageHolding::add(HeldChunks h) {
+namespace {
+// Adds h to a Pareto frontier kept in order of decreasing awaiting_b.
+void add_to_frontier(std::vector<HeldChunks>& frontier, HeldChunks h) {
   for (const HeldChunks& k : frontier)
     if (k.awaiting_b >= h.awaiting_b && k.awaiting_w >= h.awaiting_w) return;
   std::erase_if(frontier,
@@ -40,24 +42,45 @@ void StageHolding::add(HeldChunks h) {
                                [&](const HeldChunks& k) { return k.awaiting_b < h.awaiting_b; }),
                   h);
 }
+}  // namespace
 
-std::vector<StageHolding> stage_holdings(const StageOrders& orders, bool split) {
+void StageHolding::add(HeldChunks h) { add_to_frontier(frontier, h); }
+
+double StageHolding::layer_peak(double full, double after_b) const {
+  double most = 0;
+  for (const HeldChunks& h : layer_frontier) most = std::max(most, full * h.awaiting_b + after_b * h.awaiting_w);
+  return most;
+}
+
+std::vector<StageHolding> stage_holdings(const StageOrders& orders, bool split,
+                                         const std::vector<std::vector<int>>* chunk_layers) {
   std::vector<StageHolding> out(orders.size());
   for (size_t s = 0; s < orders.size(); ++s) {
-    HeldChunks now;
-    out[s].add(now);
+    HeldChunks now, layers;  // pairs, and the same weighted by their chunks' layers
+    StageHolding& st = out[s];
+    auto weight = [&](int chunk) { return chunk_layers ? (*chunk_layers)[s][static_cast<size_t>(chunk)] : 1; };
+    auto record = [&] {
+      st.add(now);
+      if (chunk_layers) add_to_frontier(st.layer_frontier, layers);
+    };
+    record();
     for (const SchedOp& op : orders[s]) {
+      const int w = weight(op.chunk);
       if (op.phase == Phase::F) {
         ++now.awaiting_b;
-        out[s].add(now);
+        layers.awaiting_b += w;
+        record();
       } else if (op.phase == Phase::B) {
         --now.awaiting_b;
+        layers.awaiting_b -= w;
         if (split && !op.with_weight) {
           ++now.awaiting_w;
-          out[s].add(now);
+          layers.awaiting_w += w;
+          record();
         }
       } else {
         --now.awaiting_w;
+        layers.awaiting_w -= w;
       }
       PLANSIM_ASSERT(now.awaiting_b >= 0 && now.awaiting_w >= 0, "a backward before its forward");
     }

@@ -24,9 +24,13 @@ struct HeldChunks {
 
 struct StageHolding {
   std::vector<HeldChunks> frontier;  // non-dominated states, in order of decreasing awaiting_b
+  // The same states counted in layers (each pair weighs its chunk's layer count), when the stage's
+  // chunks were given sizes (stage_holdings' chunk_layers); empty otherwise. What activation memory
+  // needs where a stage's chunks differ (e.g. 3- and 4-layer pieces), exactly.
+  std::vector<HeldChunks> layer_frontier;
 
   // A stage whose order keeps at most `chunks` pairs, all with full activations (no B/W split).
-  static StageHolding full(int chunks) { return StageHolding{{HeldChunks{chunks, 0}}}; }
+  static StageHolding full(int chunks) { return StageHolding{{HeldChunks{chunks, 0}}, {}}; }
   // Most pairs holding any activations at once (F start to last backward end).
   [[nodiscard]] int peak_chunks() const;
   // Most pairs holding full activations at once (F start to B end).
@@ -36,9 +40,13 @@ struct StageHolding {
   [[nodiscard]] double peak(double full, double after_b) const;
   // Adds a state the stage passes through (drops it if dominated; drops those it dominates).
   void add(HeldChunks h);
+  // The peak of full·awaiting_b + after_b·awaiting_w over layer_frontier (per-layer sizes).
+  [[nodiscard]] double layer_peak(double full, double after_b) const;
 };
 
-// Per stage: what the order keeps (see above). `split_backward` as the schedule's.
-std::vector<StageHolding> stage_holdings(const StageOrders& orders, bool split_backward);
+// Per stage: what the order keeps (see above). `split_backward` as the schedule's. With
+// `chunk_layers` ([stage][chunk]: layers of the piece), also each stage's layer_frontier.
+std::vector<StageHolding> stage_holdings(const StageOrders& orders, bool split_backward,
+                                         const std::vector<std::vector<int>>* chunk_layers = nullptr);
 
 }  // namespace plansim

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/model/memory.hpp"
+#include "sim/plan/layer_partition.hpp"
+#include "sim/plan/plan_compiler.hpp"
 #include "sim/sched/registry.hpp"
 #include "tests/support/small_scenario.hpp"
 
@@ -96,4 +98,26 @@ TEST_CASE("full recompute: deferring W costs memory, the peak moves to the state
   const double mw = 2 * weight_grad_bytes_per_layer(zb.model, 1, zb.parallel).value();
   CHECK(stage_activations(zb, 3).value() == Approx(4 * mw));
   CHECK(activation_peak_state(zb, held(zb)[3]) == HeldChunks{0, 4});
+}
+
+TEST_CASE("activations count each held chunk's own layers where a stage's chunks differ", "[model]") {
+  // 6 layers on 2 stages x 2 virtual stages: pieces of 1, 2, 2 and 1 layers. Interleaved with m = p = 2
+  // runs all four forwards of stage 0 before its first backward, so at the peak it holds 2 micro-batches
+  // of each of its pieces (0 and 2): 2·(layers(0) + layers(2))·M_B, not 4·max·M_B.
+  Scenario s = testing::small_scenario(1, 2, 1, 2);
+  s.model.layers = 6;
+  s.schedule = {"interleaved", 2};
+  const LayerPartition part(6, 4);
+  REQUIRE(part.count(0) != part.count(2));
+  const CompiledPlan plan = compile_plan(s);
+  const double mb = activation_bytes_per_layer(s.model, 1, s.parallel, s.training.recompute, false).value();
+  const MemoryBreakdown m0 = stage_memory(s, stage_memory_input(s, 0, plan.held[0]));
+  CHECK(m0.activations.value() == Approx(2.0 * (part.count(0) + part.count(2)) * mb));
+  // Stage 1 starts its backwards after two forwards (pieces 1 and 3: 2 + 1 layers), then alternates:
+  // its peak holds two micro-batches of piece 1 and one of piece 3, 5 layers, not 3 chunks x 2.
+  const MemoryBreakdown m1 = stage_memory(s, stage_memory_input(s, 1, plan.held[1]));
+  CHECK(m1.activations.value() == Approx(5.0 * mb));
+  // Without layer counts (unit holdings) each held chunk counts as the stage's largest.
+  const int largest0 = std::max(part.count(0), part.count(2));
+  CHECK(stage_activations(s, 0).value() == Approx(4.0 * largest0 * mb));
 }
