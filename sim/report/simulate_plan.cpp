@@ -27,7 +27,6 @@ namespace {
 struct Execution {
   ExecutionResult exec;
   bool memo = false;
-  bool planes = false;
   size_t memo_distinct = 0, memo_reused = 0;
 };
 
@@ -43,10 +42,9 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   CollectiveRunner runner(net);
   Execution out;
   out.memo = memo;
-  out.planes = planes;
   std::optional<ReplicaPlanes> replica_planes;
-  if (out.planes) replica_planes.emplace(topo, plan.fold);
-  RunnerComm comm(runner, out.planes ? &*replica_planes : nullptr);
+  if (planes) replica_planes.emplace(topo, plan.fold);
+  RunnerComm comm(runner, planes ? &*replica_planes : nullptr);
   MemoizedTpComm memo_comm(comm, sim, topo);
   out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim);
   out.memo_distinct = memo_comm.misses();

@@ -22,6 +22,20 @@ ModelSpec gpt3() {
   m.dropout = true;
   return m;
 }
+
+// A Llama 3 model: 8 KV heads, SwiGLU, vocabulary 128,256, sequence 8,192.
+ModelSpec llama3(int layers, int64_t hidden, int heads, int64_t ffn_hidden) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = 8;
+  m.ffn_hidden = ffn_hidden;
+  m.vocab = 128256;
+  m.seq_len = 8192;
+  m.gated_mlp = true;
+  return m;
+}
 }  // namespace
 
 TEST_CASE("model FLOPs equal Megatron's 72·B·s·l·h²(1 + s/6h + V/12lh)", "[model]") {
@@ -69,15 +83,7 @@ TEST_CASE("parameter count matches Narayanan's 12lh²(1 + 13/12h + (V+s)/12lh)",
 }
 
 TEST_CASE("GQA and gated MLP: Llama-3-70B has about 70.6 B parameters", "[model]") {
-  ModelSpec m;
-  m.layers = 80;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.ffn_hidden = 28672;
-  m.vocab = 128256;
-  m.seq_len = 8192;
-  m.gated_mlp = true;
+  const ModelSpec m = llama3(80, 8192, 64, 28672);
   CHECK(count_parameters(m).total / 1e9 == Approx(70.55).epsilon(0.002));
 }
 
@@ -149,13 +155,7 @@ TEST_CASE("activations from the model's shapes: no dropout, GQA, SwiGLU", "[mode
   // Llama 3 405B: h = 16384, 8 KV heads of 128 (kv = h/16), SwiGLU f = 53248 = 3.25h. Norm inputs
   // 4h, QKV and MLP-up inputs 2h + 2h, Q 2h, K and V 4·h/16, projection input 2h, gate, up and
   // their product 6f = 19.5h: 31.75 sbh; per rank at TP 8 with SP, s = 8192: 8192·16384·31.75/8 B.
-  ModelSpec llama;
-  llama.hidden = 16384;
-  llama.heads = 128;
-  llama.kv_heads = 8;
-  llama.ffn_hidden = 53248;
-  llama.seq_len = 8192;
-  llama.gated_mlp = true;
+  const ModelSpec llama = llama3(126, 16384, 128, 53248);
   CHECK(activation_bytes_per_layer(llama, 1, sp, Recompute::selective, false).value() == Approx(8192.0 * 16384 * 31.75 / 8));
   // Without SP the norm inputs, QKV and MLP-up inputs stay replicated (8h), the rest splits.
   ParallelSpec tp;

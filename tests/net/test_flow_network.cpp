@@ -238,31 +238,49 @@ TEST_CASE("flow network: only the changed component is re-solved", "[net][flow]"
   CHECK(net.rate_solves() == 2);  // completions of lone flows leave nothing to re-solve
 }
 
-TEST_CASE("flow network: a transfer beside a ring bottlenecked elsewhere re-solves only itself", "[net][flow]") {
-  // A ring flow over links a (10 GB/s, its bottleneck) and b (100 GB/s) runs at 10 GB/s. A
-  // point-to-point flow joins on b: max-min gives it b's remaining 90 GB/s and leaves the ring alone
-  // (a is still saturated by the ring, which is the fastest flow there). Exactly one local solve of
-  // one flow, no fallback, and the ring keeps its finish time: 1 GB / 10 GB/s = 100 ms. The p2p flow
-  // moves 0.9 GB in 10 ms. When it finishes, nobody was bottlenecked on b: nothing is re-solved.
+namespace {
+// A ring flow of 1 GB over links a (10 GB/s, its bottleneck) and b (100 GB/s) from t = 0, and a
+// point-to-point flow of `p2p_bytes` joining on `p2p_link` at 1 ms; rates sampled at 2 ms.
+struct RingBeside {
   const Topology topo = ring_links_topology();
   const LinkId a = LinkId::from(0), b = LinkId::from(1);
   Simulation sim;
-  FlowNetwork net(sim, topo);
-  net.set_check_invariants(true);
+  FlowNetwork net{sim, topo};
   Time ring_done, p2p_done;
-  const FlowId ring = net.start(std::vector<LinkId>{a, b}, GB(1), Time::zero(), [&] { ring_done = sim.now(); });
-  sim.run_until(Time::ms(1));
-  CHECK(net.rate_solves() == 1);
-  const FlowId p2p = net.start(std::vector<LinkId>{b}, GB(0.9), Time::zero(), [&] { p2p_done = sim.now(); });
-  sim.run_until(Time::ms(2));
-  CHECK(net.flow_rate(p2p).value() == Approx(90e9));
-  CHECK(net.flow_rate(ring).value() == Approx(10e9));
-  CHECK(net.rate_solves() == 2);
-  sim.run();
-  CHECK(near(p2p_done, Time::ms(1) + Time::ms(10)));
-  CHECK(near(ring_done, Time::ms(100)));
-  CHECK(net.rate_solves() == 2);
-  CHECK(net.rate_solve_fallbacks() == 0);
+  Rate ring_rate, p2p_rate;
+  uint64_t solves_before_p2p = 0, solves_after_p2p = 0;
+
+  void run(LinkId p2p_link, Bytes p2p_bytes) {
+    net.set_check_invariants(true);
+    const FlowId ring = net.start(std::vector<LinkId>{a, b}, GB(1), Time::zero(), [&] { ring_done = sim.now(); });
+    sim.run_until(Time::ms(1));
+    solves_before_p2p = net.rate_solves();
+    const FlowId p2p = net.start(std::vector<LinkId>{p2p_link}, p2p_bytes, Time::zero(), [&] { p2p_done = sim.now(); });
+    sim.run_until(Time::ms(2));
+    ring_rate = net.flow_rate(ring);
+    p2p_rate = net.flow_rate(p2p);
+    solves_after_p2p = net.rate_solves();
+    sim.run();
+  }
+};
+}  // namespace
+
+TEST_CASE("flow network: a transfer beside a ring bottlenecked elsewhere re-solves only itself", "[net][flow]") {
+  // The ring runs at 10 GB/s. A point-to-point flow joins on b: max-min gives it b's remaining
+  // 90 GB/s and leaves the ring alone (a is still saturated by the ring, which is the fastest flow
+  // there). Exactly one local solve of one flow, no fallback, and the ring keeps its finish time:
+  // 1 GB / 10 GB/s = 100 ms. The p2p flow moves 0.9 GB in 10 ms. When it finishes, nobody was
+  // bottlenecked on b: nothing is re-solved.
+  RingBeside r;
+  r.run(r.b, GB(0.9));
+  CHECK(r.solves_before_p2p == 1);
+  CHECK(r.p2p_rate.value() == Approx(90e9));
+  CHECK(r.ring_rate.value() == Approx(10e9));
+  CHECK(r.solves_after_p2p == 2);
+  CHECK(near(r.p2p_done, Time::ms(1) + Time::ms(10)));
+  CHECK(near(r.ring_done, Time::ms(100)));
+  CHECK(r.net.rate_solves() == 2);
+  CHECK(r.net.rate_solve_fallbacks() == 0);
 }
 
 TEST_CASE("flow network: a transfer on a ring's bottleneck slows the ring everywhere", "[net][flow]") {
@@ -270,21 +288,12 @@ TEST_CASE("flow network: a transfer on a ring's bottleneck slows the ring everyw
   // the ring slows down on b too and the re-solve must include it. The ring has moved 10 MB by 1 ms;
   // the p2p flow's 0.1 GB takes 20 ms at 5 GB/s; the ring then moves 0.1 GB in those 20 ms and the
   // last 0.89 GB at 10 GB/s: it finishes at 1 + 20 + 89 = 110 ms.
-  const Topology topo = ring_links_topology();
-  const LinkId a = LinkId::from(0), b = LinkId::from(1);
-  Simulation sim;
-  FlowNetwork net(sim, topo);
-  net.set_check_invariants(true);
-  Time ring_done, p2p_done;
-  const FlowId ring = net.start(std::vector<LinkId>{a, b}, GB(1), Time::zero(), [&] { ring_done = sim.now(); });
-  sim.run_until(Time::ms(1));
-  const FlowId p2p = net.start(std::vector<LinkId>{a}, GB(0.1), Time::zero(), [&] { p2p_done = sim.now(); });
-  sim.run_until(Time::ms(2));
-  CHECK(net.flow_rate(p2p).value() == Approx(5e9));
-  CHECK(net.flow_rate(ring).value() == Approx(5e9));
-  sim.run();
-  CHECK(near(p2p_done, Time::ms(21)));
-  CHECK(near(ring_done, Time::ms(110)));
+  RingBeside r;
+  r.run(r.a, GB(0.1));
+  CHECK(r.p2p_rate.value() == Approx(5e9));
+  CHECK(r.ring_rate.value() == Approx(5e9));
+  CHECK(near(r.p2p_done, Time::ms(21)));
+  CHECK(near(r.ring_done, Time::ms(110)));
 }
 
 TEST_CASE("flow network: bad flows are internal errors", "[net][flow]") {
