@@ -65,7 +65,8 @@ struct Rendezvous {
 
 // A compute op in progress. It does `remaining` picoseconds of work (its unslowed time) at rate 1,
 // or 1/(1 + comm_slowdown) while one of its rank's transfers is in flight; when that changes, the
-// work done so far is booked and its completion event replaced. A zero-length overlap costs nothing, so events that tie do not change durations.
+// work done so far is booked and its completion event replaced. A zero-length overlap costs
+// nothing, so events that tie do not change durations.
 struct RunningCompute {
   uint32_t op = 0;       // global index
   EventId done;          // its completion event
@@ -78,9 +79,7 @@ class Engine {
  public:
   Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& comm, Simulation& sim)
       : plan_(plan), comm_(comm), sim_(sim) {
-    for (const auto& c : plan.costs) {
-      result_.compute_cost.push_back(cm.ops_time(c.kernels));
-    }
+    for (const auto& c : plan.costs) result_.compute_cost.push_back(cm.ops_time(c.kernels));
     slowdown_ = 1 + cm.params().comm_slowdown;
     size_t total = 0;
     for (const Program& p : plan.programs) {
