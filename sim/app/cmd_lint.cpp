@@ -26,6 +26,7 @@ Command add_lint_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("lint", "find plan anti-patterns; each fix's cost is measured by simulating it");
   sub->add_option("file", opt->file, "scenario YAML")->required();
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set parallel.tp=4 (repeatable)");
+  add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--threshold", opt->thresholds, "override a rule threshold, e.g. --threshold bubble_overhead=0.5");
   sub->add_option("--json", opt->json, "write the findings as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)");

@@ -41,6 +41,7 @@ Command add_plot_command(CLI::App& app) {
   sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s); busbw: nccl-tests tables (validate/nccl/*.yaml)");
   sub->add_option("--out", opt->out, "output FILE.svg or FILE.png")->required();
   sub->add_option("--set", opt->sets, "override a scenario key (repeatable)");
+  add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--vary", opt->vary, "sweep: key.path=v1,v2,... (one or two)");
   sub->add_option("--metric", opt->metric, "sweep: the plotted metric (default tokens_per_s)");
   sub->add_option("--topology", opt->topologies, "tp-placement: topology YAML to compare (repeatable)");

@@ -29,6 +29,7 @@ Command add_run_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run", "simulate a training plan: iteration time, MFU, bubble, overlap, memory");
   sub->add_option("file", opt->file, "scenario YAML (see scenarios/)")->required();
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
+  add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
   sub->add_option("--trace-ranks", opt->trace_ranks,

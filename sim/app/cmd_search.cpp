@@ -28,6 +28,7 @@ Command add_search_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("search", "enumerate parallel plans that fit in memory and rank them by tokens/s");
   sub->add_option("file", opt->file, "scenario YAML (its model, training batch and cluster)")->required();
   sub->add_option("--set", opt->sets, "override a scenario key first (repeatable)");
+  add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--gpus", opt->gpus, "GPUs to plan for (a whole number of servers; default: the scenario's)");
   sub->add_option("--top", opt->top, "plans to print (default 10)");
   sub->add_option("--json", opt->json, "write the top plans as JSON to FILE ('-' = stdout, replacing the text)");

@@ -27,6 +27,7 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("--vary", opt->vary, "key.path=v1,v2,... (repeatable; the product of all is simulated)")
       ->required();
   sub->add_option("--set", opt->sets, "override a scenario key for every point (repeatable)");
+  add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--csv", opt->csv, "write the results as CSV to FILE ('-' = stdout)");
   sub->add_option("--json", opt->json, "write the results as JSON to FILE ('-' = stdout)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace plansim::app {
 
@@ -36,5 +37,13 @@ Command add_lint_command(CLI::App& app);  // cmd_lint.cpp
 Command add_sweep_command(CLI::App& app);  // cmd_sweep.cpp
 Command add_search_command(CLI::App& app);  // cmd_search.cpp
 Command add_plot_command(CLI::App& app);  // cmd_plot.cpp
+
+}  // namespace plansim::app
+
+namespace plansim::app {
+
+// `--calibration FILE|none`: a calibration profile replacing the scenario's `calibration:` (README
+// "Calibration profiles"); added to `sets` as the override `calibration=<absolute path>`.
+void add_calibration_option(CLI::App* sub, std::vector<std::string>& sets);
 
 }  // namespace plansim::app

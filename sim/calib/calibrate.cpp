@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "sim/calib/profile.hpp"
+
 namespace plansim::calib {
 namespace {
 
@@ -91,38 +93,56 @@ double gemm_efficiency(const GemmFit& g, double flops) {
   return g.max_efficiency * flops / (flops + g.half_saturation_flops);
 }
 
-std::string profile_yaml(const Profile& p) {
+std::string profile_yaml(const Profile& p, const std::vector<std::string>& applies_to) {
   std::string y;
-  y += "# plansim calibration profile, written by `plansim calibrate` (keys: hw/README.md).\n";
-  y += "# Fits: relative-residual weighted least squares with Huber reweighting (sim/calib/linear_fit.hpp).\n";
-  y += "version: 1\n";
-  y += fmt::format("device: {}\n", quoted(p.device));
-  y += "sources:\n";
-  for (const auto& s : p.sources) y += fmt::format("  - {}\n", quoted(s));
+  y += "# plansim calibration profile (README \"Calibration profiles\"), written by `plansim calibrate` from\n";
+  y += "# plansim-hw bench JSON. `compute:` is what the simulator reads; `measured:` the fits behind it (keys:\n";
+  y += "# hw/README.md; relative-residual weighted least squares with Huber reweighting, sim/calib/linear_fit.hpp).\n";
+  y += fmt::format("plansim_profile: {}\n", kProfileFormatVersion);
+  y += fmt::format("name: {}\n", quoted(p.device + " (bench)"));
+  if (!applies_to.empty()) {
+    y += "applies_to: [";
+    for (size_t i = 0; i < applies_to.size(); ++i) y += (i ? ", " : "") + quoted(applies_to[i]);
+    y += "]\n";
+  }
+  y += "source:\n";
+  y += fmt::format("  summary: {}\n", quoted("plansim-hw bench on " + p.device));
+  y += "  data:\n";
+  for (const auto& s : p.sources) y += fmt::format("    - {}\n", quoted(s));
+  y += "compute:";
+  std::string compute;
+  for (const auto& g : p.gemms)  // the large-GEMM rate of the training dtypes (MAMF, README "Definitions")
+    if (g.dtype == "bf16") compute += fmt::format("\n  matmul_tflops: {:.6g}", g.max_rate_flops / 1e12);
+  y += compute.empty() ? " {}\n" : compute + "\n";
+  y += "measured:\n";
+  y += "  version: 1\n";
+  y += fmt::format("  device: {}\n", quoted(p.device));
+  y += "  sources:\n";
+  for (const auto& s : p.sources) y += fmt::format("    - {}\n", quoted(s));
   auto fit_quality = [](const LinearFit& f) {
-    return fmt::format("    points: {}\n    median_rel_residual: {:.4f}\n    max_rel_residual: {:.4f}\n", f.points,
+    return fmt::format("      points: {}\n      median_rel_residual: {:.4f}\n      max_rel_residual: {:.4f}\n", f.points,
                        f.median_abs_rel_residual, f.max_abs_rel_residual);
   };
-  y += p.collectives.empty() ? "collectives: []\n" : "collectives:  # t(S) = latency + S * busbw_factor / bus_bandwidth\n";
+  y += p.collectives.empty() ? "  collectives: []\n" : "  collectives:  # t(S) = latency + S * busbw_factor / bus_bandwidth\n";
   for (const auto& c : p.collectives) {
-    y += fmt::format("  - op: {}\n    algorithm: {}\n    nranks: {}\n", c.op, quoted(c.algorithm), c.nranks);
-    y += fmt::format("    latency: \"{:.6g} us\"\n    bus_bandwidth: \"{:.6g} GB/s\"\n", c.latency_s * 1e6,
+    y += fmt::format("    - op: {}\n      algorithm: {}\n      nranks: {}\n", c.op, quoted(c.algorithm), c.nranks);
+    y += fmt::format("      latency: \"{:.6g} us\"\n      bus_bandwidth: \"{:.6g} GB/s\"\n", c.latency_s * 1e6,
                      c.bus_bandwidth_Bps / 1e9);
     y += fit_quality(c.fit);
   }
-  y += p.gemms.empty() ? "gemm: []\n" : "gemm:  # efficiency(F) = max_efficiency * F / (F + half_saturation)\n";
+  y += p.gemms.empty() ? "  gemm: []\n" : "  gemm:  # efficiency(F) = max_efficiency * F / (F + half_saturation)\n";
   for (const auto& g : p.gemms) {
-    y += fmt::format("  - dtype: {}\n", g.dtype);
-    if (g.peak_flops > 0) y += fmt::format("    peak: \"{:.6g} TFLOP/s\"\n", g.peak_flops / 1e12);
-    y += fmt::format("    max_rate: \"{:.6g} TFLOP/s\"\n", g.max_rate_flops / 1e12);
-    if (g.peak_flops > 0) y += fmt::format("    max_efficiency: {:.4f}\n", g.max_efficiency);
-    y += fmt::format("    half_saturation: \"{:.6g} GFLOP\"\n", g.half_saturation_flops / 1e9);
+    y += fmt::format("    - dtype: {}\n", g.dtype);
+    if (g.peak_flops > 0) y += fmt::format("      peak: \"{:.6g} TFLOP/s\"\n", g.peak_flops / 1e12);
+    y += fmt::format("      max_rate: \"{:.6g} TFLOP/s\"\n", g.max_rate_flops / 1e12);
+    if (g.peak_flops > 0) y += fmt::format("      max_efficiency: {:.4f}\n", g.max_efficiency);
+    y += fmt::format("      half_saturation: \"{:.6g} GFLOP\"\n", g.half_saturation_flops / 1e9);
     y += fit_quality(g.fit);
   }
-  if (p.hbm.empty()) y += "hbm: null\n";
+  if (p.hbm.empty()) y += "  hbm: null\n";
   for (const auto& h : p.hbm) {
-    y += "hbm:  # t = latency + bytes_moved / bandwidth (bytes_moved = read + write)\n";
-    y += fmt::format("    latency: \"{:.6g} us\"\n    bandwidth: \"{:.6g} GB/s\"\n", h.latency_s * 1e6,
+    y += "  hbm:  # t = latency + bytes_moved / bandwidth (bytes_moved = read + write)\n";
+    y += fmt::format("      latency: \"{:.6g} us\"\n      bandwidth: \"{:.6g} GB/s\"\n", h.latency_s * 1e6,
                      h.bandwidth_Bps / 1e9);
     y += fit_quality(h.fit);
   }

@@ -54,7 +54,8 @@ Profile calibrate(const Measurements& m);
 // eff(F) of a fitted curve.
 double gemm_efficiency(const GemmFit& g, double flops);
 
-// The YAML profile text.
-std::string profile_yaml(const Profile& p);
+// The calibration profile (README "Calibration profiles"): `compute:` for the simulator, the fits under
+// `measured:`. `applies_to`: the GPU model prefixes it is for (empty: any GPU).
+std::string profile_yaml(const Profile& p, const std::vector<std::string>& applies_to = {});
 
 }  // namespace plansim::calib

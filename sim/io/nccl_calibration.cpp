@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/profile_yaml_internal.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace plansim::io {
@@ -35,11 +36,15 @@ void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& w
   m.finish();
 }
 
-NcclModelParams read(const YamlFile& f) {
+}  // namespace
+
+NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, bool legacy_header) {
   NcclModelParams p;
-  MapReader top(f, f.root(), "a calibration profile");
-  (void)top.optional<std::string>("system", "");
-  (void)top.optional<std::string>("source", "");
+  MapReader top(f, node, legacy_header ? "a calibration profile" : "'collectives'");
+  if (legacy_header) {
+    (void)top.optional<std::string>("system", "");
+    (void)top.optional<std::string>("source", "");
+  }
   if (YAML::Node e = top.get("efficiency")) {
     MapReader m(f, e, "'efficiency'");
     p.nvlink_efficiency = fraction(m, "nvlink", p.nvlink_efficiency);
@@ -75,6 +80,20 @@ NcclModelParams read(const YamlFile& f) {
   }
   top.finish();
   return p;
+}
+
+namespace {
+
+// Either a calibration profile (`plansim_profile:`; its `collectives:` section) or the NCCL-only format above.
+NcclModelParams read(const YamlFile& f) {
+  if (f.root().IsMap() && f.root()["plansim_profile"]) {
+    const CalibrationProfile profile = read_profile(f);
+    if (!profile.collectives)
+      f.fail(f.root()["plansim_profile"], "this calibration profile has no 'collectives:' section (the NCCL model's "
+                                          "parameters), so it cannot calibrate collectives");
+    return *profile.collectives;
+  }
+  return read_nccl_section(f, f.root(), true);
 }
 
 }  // namespace

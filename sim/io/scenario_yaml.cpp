@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sim/io/compute_yaml.hpp"
+#include "sim/io/scenario_calibration.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/io/scenario_topology.hpp"
 #include "sim/io/yaml_reader.hpp"
@@ -17,7 +19,7 @@ using io::YamlFile;
 
 const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
-      "name", "topology", "nodes",
+      "name", "topology", "nodes", "calibration",
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
@@ -203,6 +205,9 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   return t;
 }
 
+}  // namespace
+
+// Shared with calibration profiles (io/compute_yaml.hpp): one reader for the `compute:` keys.
 ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   MapReader m(f, n, "compute");
   ComputeOverrides c;
@@ -215,6 +220,8 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   m.finish();
   return c;
 }
+
+namespace {
 
 // Cross-key checks that need several sections (and the topology's GPU count).
 void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, size_t gpus) {
@@ -284,12 +291,14 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   s.schedule = r.has("schedule") ? read_schedule(f, r.get("schedule")) : ScheduleSpec{};
   s.training = read_training(f, r.require("training"), s.model.dtype);
   if (r.has("compute")) s.compute = read_compute(f, r.get("compute"));
+  const YAML::Node calibration = r.get("calibration");
   std::optional<Topology> topo;
+  YAML::Node tn;
   if (factory) {
     r.allow({"topology"});
     topo.emplace((*factory)(s.nodes));
   } else {
-    YAML::Node tn = r.require("topology");
+    tn = r.require("topology");
     topo.emplace(io::scenario_topology(f, tn, s.nodes));
     // Default `nodes`: just what the plan needs, when the topology is larger.
     const size_t world = static_cast<size_t>(s.parallel.world());
@@ -300,6 +309,7 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
     }
   }
   r.finish();
+  io::resolve_calibration(f, tn, calibration, topo->gpu_spec().model, s);
   check_consistency(f, r, s, topo->num_gpus());
   return LoadedScenario{std::move(s), std::move(*topo)};
 }

@@ -171,6 +171,8 @@ ClusterSpec read_cluster_spec(const YamlFile& file, const YAML::Node& node, std:
   spec.name = m.has("name") ? m.required<std::string>("name")
                             : std::filesystem::path(file.name()).stem().string();
   (void)m.get("description");  // free text
+  if (YAML::Node c = m.get("calibration"))  // a profile path, read by the scenario loader (io/scenario_calibration.hpp)
+    if (!c.IsScalar()) m.fail(c, "'calibration' must be a profile file path");
   spec.servers = m.positive_int_or("nodes", 1);
   if (nodes) {
     if (*nodes <= 0) throw ConfigError(file.pos(node), fmt::format("--nodes must be positive, got {}", *nodes));

@@ -3,6 +3,7 @@
 // separately, see io/scenario_loader.hpp). Plain data, validated by the loader; no YAML here.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,39 @@ struct ComputeOverrides {
   std::optional<double> comm_slowdown;          // compute slowdown while a comm kernel runs on the GPU
 };
 
+// Calls fn(a.key, b.key) for every key of ComputeOverrides (calibration profiles merge through this).
+// A new key must be added here too; the size check below fails to compile until it is.
+template <class A, class B, class Fn>
+void for_each_compute_key(A& a, B& b, Fn&& fn) {
+  fn(a.matmul_tflops, b.matmul_tflops);
+  fn(a.gemm_half_flops, b.gemm_half_flops);
+  fn(a.attention_efficiency, b.attention_efficiency);
+  fn(a.hbm_efficiency, b.hbm_efficiency);
+  fn(a.launch_overhead, b.launch_overhead);
+  fn(a.comm_slowdown, b.comm_slowdown);
+}
+static_assert(sizeof(ComputeOverrides) == 5 * sizeof(std::optional<double>) + sizeof(std::optional<Time>),
+              "ComputeOverrides gained a key: add it to for_each_compute_key");
+
+struct NcclModelParams;  // sim/coll/nccl_model.hpp
+
+// One calibration profile a run uses (sim/calib/profile.hpp; README "Calibration profiles").
+struct CalibrationLayer {
+  std::string origin;  // shipped | topology | scenario | command line
+  std::string file;    // the profile's file ("shipped:validate/h100/profile.yaml" for built-in ones)
+  std::string name;    // the profile's `name`
+  std::string source;  // one line of provenance
+};
+
+// The profiles behind a scenario's figures, least specific first. `Scenario::compute` already holds the
+// merged compute keys (each from the most specific layer that sets it, the scenario's own `compute:`
+// section last); the NCCL model's parameters come whole from the most specific layer that has them.
+struct ScenarioCalibration {
+  std::vector<CalibrationLayer> layers;
+  std::shared_ptr<const NcclModelParams> collectives;  // null: the NCCL model's documented defaults
+  std::string collectives_from;                        // file of the layer that gave them
+};
+
 struct Scenario {
   std::string name;
   std::optional<int> nodes;
@@ -107,6 +141,7 @@ struct Scenario {
   ScheduleSpec schedule;
   TrainingSpec training;
   ComputeOverrides compute;
+  ScenarioCalibration calibration;
 
   // Micro-batches per iteration per pipeline: global_batch / (micro_batch · dp).
   [[nodiscard]] int micro_batches() const {

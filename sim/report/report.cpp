@@ -95,6 +95,7 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
                     bool with_ops) {
   Report r;
   r.name = s.name;
+  r.calibration = s.calibration;
   r.gpu = gpu.model;
   r.world = plan.world;
   r.micro_batches = plan.micro_batches;

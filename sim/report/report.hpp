@@ -104,6 +104,7 @@ struct Report {
   uint64_t events = 0;
   uint64_t comm_calls = 0;
   std::string notes;  // e.g. what the run simplified
+  ScenarioCalibration calibration;  // the profiles behind the compute and NCCL figures (README "Calibration profiles")
   // The exact shortcuts the run used (plan/symmetry.hpp), for tools; `notes` says the same in words.
   struct Symmetry {
     std::string tp_folding = "off";  // "exact": kept; "abandoned": siblings left lockstep; "off"

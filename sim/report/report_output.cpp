@@ -87,6 +87,14 @@ std::string report_json(const Report& r) {
   }
   out += first ? "]" : "\n  ]";
   out += ",\n  \"notes\": " + nlohmann::json(r.notes).dump();
+  nlohmann::ordered_json profiles = nlohmann::ordered_json::array();
+  for (const auto& l : r.calibration.layers)
+    profiles.push_back({{"origin", l.origin}, {"file", l.file}, {"name", l.name}, {"source", l.source}});
+  out += ",\n  \"calibration\": " +
+         nlohmann::ordered_json{{"profiles", profiles},
+                                {"collectives_from", r.calibration.collectives ? r.calibration.collectives_from
+                                                                               : std::string("defaults")}}
+             .dump();
   out += ",\n  \"symmetry\": " + nlohmann::ordered_json{{"tp_folding", r.symmetry.tp_folding},
                                                        {"executed_ranks", r.symmetry.executed_ranks},
                                                        {"tp_memo", r.symmetry.tp_memo},
@@ -143,6 +151,9 @@ std::string report_text(const Report& r) {
                      m.optimizer.value() / 1e9, m.activations.value() / 1e9, held, m.temporary.value() / 1e9,
                      m.total().value() / 1e9, s.oom ? "  OOM" : ""));
   }
+  if (r.calibration.layers.empty()) line("  calibration         none (built-in defaults, README \"Definitions\")");
+  for (const auto& l : r.calibration.layers)
+    line(fmt::format("  calibration         {} profile '{}' ({}): {}", l.origin, l.name, l.file, l.source));
   if (!r.notes.empty()) line("  note: " + r.notes);
   return out;
 }

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "sim/coll/collective_runner.hpp"
+#include "sim/coll/nccl_model.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/net/flow_network.hpp"
@@ -34,12 +35,12 @@ struct Execution {
 // tp_links_private) the TP collectives memoised; with `planes` (needs the memo) only replica 0 of
 // each folded transfer on the network. Throws PlaneMismatch (planes) or FoldDivergence (folded)
 // when that shortcut is not exact.
-Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compute, const Topology& topo, bool memo,
-                             bool planes) {
+Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compute, const NcclModelParams* nccl,
+                             const Topology& topo, bool memo, bool planes) {
   PLANSIM_ASSERT(!planes || (memo && plan.fold > 1), "network planes need a folded plan and the TP memo");
   Simulation sim;
   FlowNetwork net(sim, topo);
-  CollectiveRunner runner(net);
+  CollectiveRunner runner(net, nccl ? *nccl : NcclModelParams{});
   Execution out;
   out.memo = memo;
   std::optional<ReplicaPlanes> replica_planes;
@@ -67,7 +68,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
     const bool memo = tp_links_private(run.plan, topo);
     if (memo) {
       try {
-        e = execute_on_network(run.plan, compute, topo, true, true);
+        e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, true, true);
         done = true;
         planes = "isomorphic";
       } catch (const PlaneMismatch& m) {
@@ -77,7 +78,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
     }
     if (!done) {
       try {
-        e = execute_on_network(run.plan, compute, topo, memo, false);
+        e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, memo, false);
         done = true;
         planes = "shared";
       } catch (const FoldDivergence& d) {
@@ -99,7 +100,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   }
   if (!done) {
     run.plan = compile_plan(s, CompileOptions{false});
-    e = execute_on_network(run.plan, compute, topo, options.symmetry && tp_links_private(run.plan, topo), false);
+    e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && tp_links_private(run.plan, topo), false);
     if (how.empty()) how = fmt::format("every rank executed ({} ranks)", run.plan.world);
     planes = "off";
   }

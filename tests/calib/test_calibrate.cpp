@@ -9,6 +9,7 @@
 #include "sim/calib/calibrate.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/bench_reader.hpp"
+#include "sim/io/profile_yaml.hpp"
 #include "sim/io/unit_parse.hpp"
 
 using namespace plansim;
@@ -179,4 +180,18 @@ TEST_CASE("p2p, hbm and peak-less gemm rows are read into their groups", "[calib
   CHECK(y.find("    max_efficiency:") == std::string::npos);
   CHECK(y.find("    peak:") == std::string::npos);
   CHECK(y.find("max_rate: \"1000 TFLOP/s\"") != std::string::npos);
+}
+
+TEST_CASE("a bench profile is a calibration profile the simulator reads back", "[calib][profile]") {
+  Measurements m;
+  m.device = "Test GPU";
+  m.sources = {"gemm.json"};
+  for (double f : {1e9, 1e10, 1e11, 1e12, 1e13})
+    m.gemms.push_back({"bf16", f, 5e-6 + f / 700e12, 989e12, {"gemm.json", 1, 1}});
+  const std::string y = profile_yaml(calibrate(m), {"H100-SXM"});
+  const CalibrationProfile p = io::parse_profile(y, "bench.yaml");
+  CHECK(p.applies_to_gpu("H100-SXM-80GB"));
+  REQUIRE(p.compute.matmul_tflops);
+  CHECK(*p.compute.matmul_tflops == Approx(700).epsilon(1e-3));
+  CHECK(p.source == "plansim-hw bench on Test GPU");
 }

@@ -12,3 +12,33 @@ expect_stderr 'bad_row\.json:4:[0-9]+: .*nranks' "$plansim" calibrate "$d/bad_ro
 expect_stderr 'bad_syntax\.json:2:15: ' "$plansim" calibrate "$d/bad_syntax.json"
 expect_exit 2 "$plansim" calibrate "$d/no_such_file.json"
 expect_exit 2 "$plansim" calibrate
+
+# --runs round trip: "measure" three small plans with plansim itself at a known attention_efficiency (0.4),
+# fit that key from the built-in default, and check that the fit finds 0.4 and that the profile it wrote
+# reproduces every measurement (fit -> profile -> run).
+rt="$tmp/roundtrip"; mkdir -p "$rt"
+measure() {  # scenario, seq_len -> iteration time (s) with attention_efficiency 0.4 and no profile
+  "$plansim" run "$src/scenarios/$1" --set model.seq_len="$2" --set compute.attention_efficiency=0.4 \
+    --calibration none --json - 2>/dev/null | sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*/\1/p' | head -1
+}
+{
+  echo "plansim_runs: 1"; echo "gpu: H100"; echo "runs:"
+  for row in "seed-pipeline-4x16.yaml 2048" "seed-pipeline-4x16.yaml 8192" "seed-small-batch.yaml 4096"; do
+    set -- $row
+    echo "  - {name: $1-$2, dataset: synthetic, scenario: $src/scenarios/$1, set: {model.seq_len: $2},"
+    echo "     measured: {iteration_time_s: $(measure "$1" "$2")}, source: plansim itself}"
+  done
+} > "$rt/runs.yaml"
+expect_exit 0 "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_efficiency --applies-to H100-SXM \
+  --name roundtrip -o "$rt/profile.yaml"
+expect_stdout 'fitted attention_efficiency = 0\.4 ' "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_efficiency \
+  -o "$rt/profile2.yaml"
+expect_stdout 'synthetic .* 3 runs  MAPE   0\.0 %' "$plansim" validate --runs "$rt/runs.yaml" --calibration "$rt/profile.yaml"
+expect_stdout "calibration: command line $rt/profile.yaml" "$plansim" validate --runs "$rt/runs.yaml" \
+  --calibration "$rt/profile.yaml"
+expect_stdout "calibration +command line profile 'roundtrip'" "$plansim" run "$src/scenarios/seed-small-batch.yaml" \
+  --calibration "$rt/profile.yaml"
+# A key without default bounds, or a run the scenario schema rejects, is a one-line error.
+expect_stderr 'has no default bounds' "$plansim" calibrate --runs "$rt/runs.yaml" --fit comm_slowdown
+expect_stderr "bad_scenario\.yaml:5:5: run 'x': --set parallel.tq=2: unknown key" "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml"
+expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml"

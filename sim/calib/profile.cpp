@@ -1,0 +1,38 @@
+#include "sim/calib/profile.hpp"
+
+namespace plansim {
+namespace {
+
+template <class T>
+void take(std::optional<T>& into, const std::optional<T>& from) {
+  if (from) into = from;
+}
+
+}  // namespace
+
+bool CalibrationProfile::applies_to_gpu(const std::string& gpu_model) const {
+  if (applies_to.empty()) return true;
+  for (const auto& prefix : applies_to)
+    if (gpu_model.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+CalibrationLayer CalibrationProfile::layer(const std::string& origin) const { return {origin, file, name, source}; }
+
+ComputeOverrides merge(const ComputeOverrides& base, const ComputeOverrides& over) {
+  ComputeOverrides out = base;
+  for_each_compute_key(out, over, [](auto& into, const auto& from) { take(into, from); });
+  return out;
+}
+
+void apply_profile(const CalibrationProfile& profile, const std::string& origin, ScenarioCalibration& cal,
+                   ComputeOverrides& compute) {
+  cal.layers.push_back(profile.layer(origin));
+  compute = merge(compute, profile.compute);
+  if (profile.collectives) {
+    cal.collectives = profile.collectives;
+    cal.collectives_from = profile.file;
+  }
+}
+
+}  // namespace plansim
