@@ -41,7 +41,7 @@ std::vector<Finding> check_unbalanced_stages(const LintContext& c) {
 
   // The actual partition: pieces (virtual stages) in layer order, and the ones this stage holds.
   const PipelineLayout lay = schedule_layout(s.schedule.kind, {p.pp, s.micro_batches(), s.schedule.virtual_stages});
-  const LayerPartition part(s.model.layers, lay.pieces(), p.stage_layers);
+  const LayerPartition part(s.model.layers, lay.pieces(), p.stage_layers, p.split_embedding, p.split_loss);
   std::vector<int> counts;
   for (int k = 0; k < lay.pieces(); ++k) counts.push_back(part.count(k));
   const int stage = st[worst].stage;

@@ -54,7 +54,8 @@ double estimate_memory_gib(const Scenario& s) {
   const auto sched = make_schedule(s.schedule.kind);
   const StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
   const PipelineLayout lay = sched->layout({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
-  const auto chunk_layers = layers_per_chunk(lay, LayerPartition(s.model.layers, lay.pieces(), s.parallel.stage_layers));
+  const auto chunk_layers = layers_per_chunk(lay, LayerPartition(s.model.layers, lay.pieces(), s.parallel.stage_layers,
+                                                                    s.parallel.split_embedding, s.parallel.split_loss));
   const StageHolding held = stage_holdings(orders, sched->splits_backward(), &chunk_layers)[0];
   const MemoryBreakdown mem = stage_memory(s, stage_memory_input(s, 0, held));
   return mem.total().value() / kGiB;

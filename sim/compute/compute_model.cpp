@@ -1,29 +1,53 @@
 #include "sim/compute/compute_model.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace plansim {
 
+namespace {
+bool has(const std::string& model, const char* s) { return model.find(s) != std::string::npos; }
+}  // namespace
+
 double mamf_tflops(const std::string& model, DType dtype) {
-  auto has = [&](const char* s) { return model.find(s) != std::string::npos; };
   if (dtype == DType::bf16 || dtype == DType::fp16) {
-    if (has("GH200")) return 828.6;
-    if (has("A100")) return has("PCIe") ? 252.9 : 271.2;
-    if (has("H100") || has("H200")) return 794.5;
-    if (has("B300")) return 1769.0;
-    if (has("B200")) return 1745.0;
+    if (has(model, "GH200")) return 828.6;
+    if (has(model, "A100")) return has(model, "PCIe") ? 252.9 : 271.2;
+    if (has(model, "H100") || has(model, "H200")) return 794.5;
+    if (has(model, "B300")) return 1769.0;
+    if (has(model, "B200")) return 1745.0;
   } else if (dtype == DType::fp8) {
-    if (has("GH200")) return 1535.0;
-    if (has("H100") || has("H200")) return 1453.4;
-    if (has("B200")) return 3432.5;
+    if (has(model, "GH200")) return 1535.0;
+    if (has(model, "H100") || has(model, "H200")) return 1453.4;
+    if (has(model, "B200")) return 3432.5;
   }
   return 0;
+}
+
+// The "Best Shape MxNxK" column of the same mamf-finder table (stas00/ml-engineering), per row above.
+GemmDims mamf_best_shape(const std::string& model, DType dtype) {
+  if (dtype == DType::bf16 || dtype == DType::fp16) {
+    if (has(model, "GH200")) return {1024, 15360, 4096, 1};
+    if (has(model, "A100")) return has(model, "PCIe") ? GemmDims{2048, 5120, 6144, 1} : GemmDims{1024, 10240, 5120, 1};
+    if (has(model, "H100") || has(model, "H200")) return {2048, 2048, 13312, 1};
+    if (has(model, "B300")) return {12288, 18432, 1024, 1};
+    if (has(model, "B200")) return {1792, 16128, 3072, 1};
+  } else if (dtype == DType::fp8) {
+    if (has(model, "GH200")) return {1024, 14336, 14336, 1};
+    if (has(model, "H100") || has(model, "H200")) return {1280, 4096, 12032, 1};  // the H200 row, whose MAMF we use
+    if (has(model, "B200")) return {15360, 4096, 3072, 1};
+  }
+  return {8192, 8192, 8192, 1};
 }
 
 ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   ComputeParams p;
   const double table = mamf_tflops(gpu.model, dtype);
   p.matmul = table > 0 ? TFLOPs_per_s(table) : gpu.peak(dtype) * 0.8;
+  p.mamf_shape = mamf_best_shape(gpu.model, dtype);
+  p.sm_count = gpu.sm_count;
+  p.dtype = dtype;
   p.hbm = gpu.hbm_bandwidth;
   return p;
 }
@@ -31,7 +55,14 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
 ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   ComputeParams p = *this;
   if (o.matmul_tflops) p.matmul = TFLOPs_per_s(*o.matmul_tflops);
-  if (o.gemm_half_flops) p.gemm_half_flops = *o.gemm_half_flops;
+  if (o.mamf_shape) p.mamf_shape = GemmDims{(*o.mamf_shape)[0], (*o.mamf_shape)[1], (*o.mamf_shape)[2], 1};
+  if (o.sm_count) p.sm_count = *o.sm_count;
+  if (o.gemm_tile_k_bytes) p.gemm_tile_k_bytes = *o.gemm_tile_k_bytes;
+  if (o.gemm_tile_latency) p.gemm_tile_latency = *o.gemm_tile_latency;
+  if (o.gemm_feed_ratio) p.gemm_feed_ratio = *o.gemm_feed_ratio;
+  if (o.sustained_factor) p.sustained_factor = *o.sustained_factor;
+  if (o.grouped_gemm_efficiency) p.grouped_gemm_efficiency = *o.grouped_gemm_efficiency;
+  if (o.moe_load_imbalance) p.moe_load_imbalance = *o.moe_load_imbalance;
   if (o.attention_efficiency) p.attention_efficiency = *o.attention_efficiency;
   if (o.hbm_efficiency) p.hbm_efficiency = *o.hbm_efficiency;
   if (o.launch_overhead) p.launch_overhead = *o.launch_overhead;
@@ -39,13 +70,88 @@ ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   return p;
 }
 
+namespace {
+
+// One candidate tile's cost for a GEMM: waves · (fixed + k_steps · step_flops / (rate · tile_eff)).
+struct TileCost {
+  double waves = 0;       // ceil(tiles / SMs)
+  double fixed_s = 0;     // per tile: epilogue + latency
+  double loop_flops = 0;  // per tile: k_steps · 2·tm·tn·tk / tile efficiency (FLOPs at the SM rate)
+  [[nodiscard]] double seconds(double sm_rate) const { return waves * (fixed_s + loop_flops / sm_rate); }
+};
+
+double intensity(double tm, double tn) { return tm * tn / (tm + tn); }  // FLOPs per operand byte, up to a constant
+
+template <typename F>
+void for_each_tile(const ComputeParams& p, const GemmDims& d, F&& f) {
+  const double e = dtype_size(p.dtype).value();
+  const double out_e = (p.dtype == DType::fp32 || p.dtype == DType::tf32) ? 4 : 2;  // fp8 GEMMs write bf16
+  const double tk = std::max(1.0, std::floor(p.gemm_tile_k_bytes / e));
+  const double sms = p.sm_count > 0 ? p.sm_count : 1;
+  const double sm_hbm = p.hbm.value() * p.hbm_efficiency / sms;  // each SM's share when all write at once
+  const double best = intensity(kGemmTiles[0][0], kGemmTiles[0][1]);
+  const double k_steps = std::ceil(d.k / tk);
+  for (const auto& t : kGemmTiles) {
+    const double tm = t[0], tn = t[1];
+    const double tiles = std::ceil(d.m / tm) * std::ceil(d.n / tn) * std::ceil(d.batch);
+    const double eff = std::min(1.0, p.gemm_feed_ratio * intensity(tm, tn) / best);
+    TileCost c;
+    c.waves = p.sm_count > 0 ? std::ceil(tiles / sms) : tiles;
+    c.fixed_s = p.gemm_tile_latency.seconds() + tm * tn * out_e / sm_hbm;
+    c.loop_flops = k_steps * 2 * tm * tn * tk / eff;
+    f(c);
+  }
+}
+
+}  // namespace
+
+ComputeModel::ComputeModel(ComputeParams p) : p_(p) {
+  // Anchor: the per-SM main-loop rate R that makes the fastest tile time mamf_shape at MAMF. Each
+  // tile's time is a_i + b_i / R, so min_i(a_i + b_i/R) = T holds at R = min_i b_i / (T − a_i) over
+  // the tiles with a_i < T (a larger R would make that tile faster than T).
+  const GemmDims& a = p_.mamf_shape;
+  const double target = a.flops() / p_.matmul.value();
+  double r = std::numeric_limits<double>::infinity();
+  double no_fixed = std::numeric_limits<double>::infinity();
+  for_each_tile(p_, a, [&](const TileCost& c) {
+    const double fixed = c.waves * c.fixed_s, loop = c.waves * c.loop_flops;
+    if (fixed < target) r = std::min(r, loop / (target - fixed));
+    no_fixed = std::min(no_fixed, loop / target);
+  });
+  // Fixed costs alone exceed the anchor's time (a calibration far off): drop them from the anchor.
+  sm_rate_ = std::isfinite(r) ? r : no_fixed;
+}
+
+double ComputeModel::gemm_seconds_at(const GemmDims& d, double sm_rate) const {
+  if (!(d.m > 0 && d.n > 0 && d.k > 0 && d.batch > 0)) return 0;
+  double best = std::numeric_limits<double>::infinity();
+  for_each_tile(p_, d, [&](const TileCost& c) { best = std::min(best, c.seconds(sm_rate)); });
+  return best;
+}
+
+double ComputeModel::gemm_seconds(const GemmDims& d, double rate_scale) const {
+  return gemm_seconds_at(d, sm_rate_ * p_.sustained_factor * rate_scale);
+}
+
 Time ComputeModel::op_time(const OpCost& op) const {
   double flop_s = 0;
-  if (op.flops > 0) {
-    double rate = p_.matmul.value();
-    if (op.cls == OpClass::gemm) rate *= op.flops / (op.flops + p_.gemm_half_flops);
-    else if (op.cls == OpClass::attention) rate *= p_.attention_efficiency;
-    flop_s = op.flops / rate;
+  const double work = op.executed_flops();
+  if (work > 0) {
+    const double sustained = p_.matmul.value() * p_.sustained_factor;
+    if (op.cls == OpClass::gemm && op.dims.flops() > 0) {
+      GemmDims d = op.dims;
+      double scale = 1;
+      if (op.expert.grouped) {
+        scale = p_.grouped_gemm_efficiency;
+        if (op.expert.dropless) (op.expert.tokens_in_k ? d.k : d.m) *= p_.moe_load_imbalance;
+      }
+      // The op is work / dims.flops() such products (attention-like repeats; 1 for a plain GEMM).
+      flop_s = work / op.dims.flops() * gemm_seconds(d, scale);
+    } else if (op.cls == OpClass::attention) {
+      flop_s = work / (sustained * p_.attention_efficiency);
+    } else {
+      flop_s = work / sustained;
+    }
   }
   const double mem_s = op.hbm_bytes / (p_.hbm.value() * p_.hbm_efficiency);
   return Time::from_seconds(std::max(flop_s, mem_s)) + p_.launch_overhead;

@@ -1,16 +1,43 @@
 #pragma once
-// Roofline time of one op on one GPU: max(FLOPs / achievable rate, HBM bytes / achievable bandwidth)
-// + a kernel launch overhead.
-//   GEMM rate      = MAMF · F / (F + F_half): the best measured matmul rate (Stas Bekman's
-//                    mamf-finder "Maximum Achievable Matmul FLOPS", hardware_constants.yaml), lower for
-//                    small GEMMs (F = the GEMM's FLOPs; F_half = gemm_half_flops reaches half).
-//   attention rate = attention_efficiency · MAMF (flash attention).
-//   memory-bound   = hbm_efficiency · HBM bandwidth.
-// Defaults (ComputeParams::defaults): MAMF bf16/fp16 A100-SXM 271.2, A100-PCIe 252.9, H100/H200 794.5,
-// GH200 828.6, B200 1745 TFLOP/s; fp8 H100/H200 1453.4, B200 3432.5; other GPUs/dtypes 0.8 × peak.
-// gemm_half_flops 2e9, attention_efficiency 0.75, hbm_efficiency 0.85, launch_overhead 2 us,
-// comm_slowdown 0.1 (compute runs 10 % slower while a communication kernel shares the SMs).
+// Time of one op on one GPU: max(work / achievable rate, HBM bytes / achievable bandwidth) + a kernel
+// launch overhead. The work is what the kernel executes (OpCost::executed_flops: causal flash attention
+// skips the masked half), not the model FLOPs MFU counts.
+//
+// GEMMs are timed by shape, as the tensor cores run them (NVIDIA, "Matrix Multiplication Background
+// User's Guide", DU-09799-001, Sec. 2.3 "Typical tile dimensions in cuBLAS" and Ch. 3 "Dimension
+// quantization effects"): the output is cut into tm×tn tiles (M and N rounded up to the tile: tile
+// quantisation), one tile per SM at a time, so the tiles run in ceil(tiles / SMs) waves and the last
+// wave may be partly empty (wave quantisation); each tile walks K in steps of tk (K rounded up to tk)
+// and pays a fixed cost per tile (its epilogue writing the tm×tn output at the SM's share of HBM
+// bandwidth, plus `gemm_tile_latency`), which makes thin K and small GEMMs slow. The candidate tiles
+// are cuBLAS's (the guide's list: 256×128, 128×256, 128×128, 256×64, 64×256, 128×64, 64×128, 64×64);
+// the fastest is chosen, as cuBLAS's heuristics would. tk = `gemm_tile_k_bytes` / element size
+// (128 B: CUTLASS's Hopper/Ampere 128-byte swizzled shared-memory K block = 64 bf16, 128 fp8
+// elements). Smaller tiles reuse each operand byte less ((tm + tn)/(tm·tn) bytes per FLOP): their
+// main loop runs at min(1, gemm_feed_ratio · intensity(tile) / intensity(256×128)) of the largest
+// tile's rate (the guide: "larger tiles ... are more efficient"); gemm_feed_ratio 1 = the operand
+// feed exactly keeps up with the 256×128 tile.
+//
+// The per-SM main-loop rate is anchored on the measured MAMF (Stas Bekman's mamf-finder "Maximum
+// Achievable Matmul FLOPS", stas00/ml-engineering hardware table): it is chosen so that the model
+// times the shape MAMF was measured on (`mamf_shape`) at exactly MAMF. A training step then runs at
+// `sustained_factor` of that (power and clock limits, NCCL kernels sharing the GPU; MAMF is an
+// isolated best case); attention at attention_efficiency · sustained_factor · MAMF; MoE expert GEMMs
+// are grouped GEMMs over the local experts, at grouped_gemm_efficiency of the dense rate, with the
+// busiest expert-parallel rank's tokens = moe_load_imbalance × the mean where routing is dropless.
+//
+// Defaults (ComputeParams::defaults): MAMF bf16/fp16 (best shape) A100-SXM 271.2 (1024×10240×5120),
+// A100-PCIe 252.9 (2048×5120×6144), H100/H200 794.5 (2048×2048×13312), GH200 828.6 (1024×15360×4096),
+// B200 1745 (1792×16128×3072), B300 1769 (12288×18432×1024); fp8 H100/H200 1453.4 (1280×4096×12032,
+// the H200 row), GH200 1535 (1024×14336×14336), B200 3432.5 (15360×4096×3072); other GPUs/dtypes
+// 0.8 × peak at 8192×8192×8192. sm_count from the GPU spec (0 = unknown: no wave quantisation).
+// gemm_tile_k_bytes 128, gemm_tile_latency 0 (no source: calibration fits it), gemm_feed_ratio 1,
+// sustained_factor 1, grouped_gemm_efficiency 1, moe_load_imbalance 1 (no source for other
+// values: calibration fits them), attention_efficiency 0.75, hbm_efficiency 0.85, launch_overhead
+// 2 us, comm_slowdown 0.1 (compute runs 10 % slower while a communication kernel shares the SMs).
 // Every parameter can be set in the scenario's `compute:` section (calibration).
+#include <array>
+
 #include "sim/core/units.hpp"
 #include "sim/model/transformer.hpp"
 #include "sim/plan/scenario.hpp"
@@ -20,7 +47,15 @@ namespace plansim {
 
 struct ComputeParams {
   FlopRate matmul;                 // MAMF for the model's dtype
-  double gemm_half_flops = 2e9;
+  GemmDims mamf_shape{8192, 8192, 8192, 1};  // the shape MAMF was measured on (m, n, k)
+  int sm_count = 0;                // 0 = unknown: tiles are not quantised into waves
+  DType dtype = DType::bf16;       // element size for tk; fp32/tf32 write 4-byte outputs, others 2
+  double gemm_tile_k_bytes = 128;
+  Time gemm_tile_latency = Time::zero();
+  double gemm_feed_ratio = 1.0;
+  double sustained_factor = 1.0;
+  double grouped_gemm_efficiency = 1.0;
+  double moe_load_imbalance = 1.0;
   double attention_efficiency = 0.75;
   double hbm_efficiency = 0.85;
   Rate hbm;
@@ -31,18 +66,32 @@ struct ComputeParams {
   [[nodiscard]] ComputeParams with(const ComputeOverrides& o) const;
 };
 
-// Best measured matmul TFLOP/s for a GPU model name and dtype (0 when not in the table).
+// Best measured matmul TFLOP/s for a GPU model name and dtype (0 when not in the table), and the
+// shape it was measured on.
 double mamf_tflops(const std::string& gpu_model, DType dtype);
+GemmDims mamf_best_shape(const std::string& gpu_model, DType dtype);
+
+// cuBLAS's tile shapes (tm, tn), largest first (the guide, Sec. 2.3).
+inline constexpr std::array<std::array<int, 2>, 8> kGemmTiles = {
+    {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64}, {64, 128}, {64, 64}}};
 
 class ComputeModel {
  public:
-  explicit ComputeModel(ComputeParams p) : p_(p) {}
+  explicit ComputeModel(ComputeParams p);
   [[nodiscard]] Time op_time(const OpCost& op) const;
   [[nodiscard]] Time ops_time(const std::vector<OpCost>& ops) const;
   [[nodiscard]] const ComputeParams& params() const { return p_; }
+  // One GEMM product of shape d (batch = products side by side, e.g. a grouped GEMM's experts) at
+  // `rate_scale` of the sustained rate: the fastest candidate tile's waves × per-tile time. No launch
+  // overhead, no HBM roofline.
+  [[nodiscard]] double gemm_seconds(const GemmDims& d, double rate_scale = 1.0) const;
+  // Main-loop FLOP/s of one SM on the largest tile at MAMF (before sustained_factor).
+  [[nodiscard]] double sm_rate() const { return sm_rate_; }
 
  private:
+  [[nodiscard]] double gemm_seconds_at(const GemmDims& d, double sm_rate) const;
   ComputeParams p_;
+  double sm_rate_ = 0;
 };
 
 }  // namespace plansim

@@ -1,6 +1,7 @@
 // Scenario YAML -> Scenario (+ Topology). Every rejection is a ConfigError at the value's position.
 #include <fmt/format.h>
 
+#include <array>
 #include <algorithm>
 #include <numeric>
 
@@ -23,15 +24,18 @@ const std::vector<std::string>& key_paths() {
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
-      "model.moe.every",
+      "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
-      "parallel.zero", "parallel.order", "parallel.stage_layers",
+      "parallel.zero", "parallel.order", "parallel.stage_layers", "parallel.pipeline_split",
+      "parallel.pipeline_split.embedding", "parallel.pipeline_split.loss",
       "schedule.kind", "schedule.virtual_stages",
       "training.global_batch", "training.micro_batch", "training.recompute", "training.attention", "training.grad_bucket",
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
-      "compute.matmul_tflops", "compute.gemm_half_flops", "compute.attention_efficiency", "compute.hbm_efficiency",
-      "compute.launch_overhead", "compute.comm_slowdown"};
+      "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
+      "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor",
+      "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency",
+      "compute.hbm_efficiency", "compute.launch_overhead", "compute.comm_slowdown"};
   return paths;
 }
 
@@ -101,6 +105,15 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   s.learned_positions = flag(m, "learned_positions", false);
   s.tied_embeddings = flag(m, "tied_embeddings", false);
   s.dropout = flag(m, "dropout", false);
+  if (m.has("attention")) {
+    MapReader a(f, m.get("attention"), "model.attention");
+    s.attention.causal = a.choice_or("mask", {"causal", "full"}, "causal") == "causal";
+    if (a.has("window")) {
+      s.attention.window = positive_i64(a, "window");
+      if (!s.attention.causal) f.fail(a.require("window"), "a sliding 'window' needs mask: causal");
+    }
+    a.finish();
+  }
   if (s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {}", s.hidden, s.heads));
   if (s.heads % s.kv_heads != 0)
     f.fail(m.require("kv_heads"), fmt::format("heads {} is not divisible by kv_heads {}", s.heads, s.kv_heads));
@@ -111,6 +124,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
     moe.top_k = e.positive_int_or("top_k", 1);
     moe.expert_ffn_hidden = e.has("expert_ffn_hidden") ? positive_i64(e, "expert_ffn_hidden") : s.ffn_hidden;
     moe.every = e.positive_int_or("every", 1);
+    if (e.has("capacity_factor")) moe.capacity_factor = e.positive_double("capacity_factor");
     if (moe.top_k > moe.experts) f.fail(e.require("top_k"), "top_k cannot exceed the number of experts");
     e.finish();
     s.moe = moe;
@@ -160,9 +174,19 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
       } catch (const YAML::Exception&) {
         f.fail(sl[i], "'stage_layers' entries must be positive integers");
       }
-      if (v <= 0) f.fail(sl[i], fmt::format("'stage_layers' entries must be positive integers, got {}", v));
+      // The first and last pieces also hold the embedding / the loss, so they may hold no layer.
+      const bool end = i == 0 || i + 1 == sl.size();
+      if (v < 0 || (v == 0 && !end))
+        f.fail(sl[i], fmt::format("'stage_layers' entries must be positive integers (0 allowed for the first and "
+                                  "last), got {}", v));
       p.stage_layers.push_back(v);
     }
+  }
+  if (m.has("pipeline_split")) {
+    MapReader ps(f, m.get("pipeline_split"), "parallel.pipeline_split");
+    p.split_embedding = flag(ps, "embedding", false);
+    p.split_loss = flag(ps, "loss", false);
+    ps.finish();
   }
   if (p.dp % p.ep != 0) f.fail(m.require("ep"), fmt::format("ep {} must divide dp {} (EP lives inside DP)", p.ep, p.dp));
   if (p.sequence_parallel && p.tp == 1) f.fail(m.require("sequence_parallel"), "sequence_parallel needs tp > 1");
@@ -211,8 +235,39 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
 ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   MapReader m(f, n, "compute");
   ComputeOverrides c;
+  // A fraction in (0, max].
+  auto fraction = [&](const std::string& key, double max) {
+    const double v = m.positive_double(key);
+    if (v > max) m.fail(m.require(key), fmt::format("'{}' must be in (0, {}], got {}", key, max, v));
+    return v;
+  };
   if (m.has("matmul_tflops")) c.matmul_tflops = m.positive_double("matmul_tflops");
-  if (m.has("gemm_half_flops")) c.gemm_half_flops = m.positive_double("gemm_half_flops");
+  if (m.has("mamf_shape")) {
+    YAML::Node ms = m.get("mamf_shape");
+    std::array<double, 3> shape{};
+    if (!ms.IsSequence() || ms.size() != 3) m.fail(ms, "'mamf_shape' must list M, N, K, e.g. [2048, 2048, 13312]");
+    for (size_t i = 0; i < 3; ++i) {
+      try {
+        shape[i] = ms[i].as<double>();
+      } catch (const YAML::Exception&) {
+        m.fail(ms[i], "'mamf_shape' entries must be positive numbers");
+      }
+      if (!(shape[i] >= 1)) m.fail(ms[i], "'mamf_shape' entries must be positive numbers");
+    }
+    c.mamf_shape = shape;
+  }
+  if (m.has("sm_count")) c.sm_count = m.positive_int("sm_count");
+  if (m.has("gemm_tile_k_bytes")) c.gemm_tile_k_bytes = m.positive_double("gemm_tile_k_bytes");
+  if (m.has("gemm_tile_latency")) c.gemm_tile_latency = m.time("gemm_tile_latency");
+  if (m.has("gemm_feed_ratio")) c.gemm_feed_ratio = m.positive_double("gemm_feed_ratio");
+  if (m.has("sustained_factor")) c.sustained_factor = fraction("sustained_factor", 1);
+  if (m.has("grouped_gemm_efficiency")) c.grouped_gemm_efficiency = fraction("grouped_gemm_efficiency", 1);
+  if (m.has("moe_load_imbalance")) {
+    c.moe_load_imbalance = m.positive_double("moe_load_imbalance");
+    if (*c.moe_load_imbalance < 1)
+      m.fail(m.require("moe_load_imbalance"),
+             fmt::format("'moe_load_imbalance' (busiest rank / mean) must be >= 1, got {}", *c.moe_load_imbalance));
+  }
   if (m.has("attention_efficiency")) c.attention_efficiency = m.positive_double("attention_efficiency");
   if (m.has("hbm_efficiency")) c.hbm_efficiency = m.positive_double("hbm_efficiency");
   if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
@@ -245,6 +300,16 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
                              p.pp, v, p.pp * v));
     const int sum = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0);
     if (sum != m.layers) f.fail(sl, fmt::format("'stage_layers' sum to {}, but the model has {} layers", sum, m.layers));
+    if (p.split_embedding || p.split_loss)
+      f.fail(par["pipeline_split"], "'pipeline_split' applies to the balanced split; with 'stage_layers' count the "
+                                    "embedding and loss stages yourself (0 layers allowed first and last)");
+  } else if (p.split_embedding || p.split_loss) {
+    const int slots = (p.split_embedding ? 1 : 0) + (p.split_loss ? 1 : 0);
+    if ((m.layers + slots) % (p.pp * v) != 0)
+      f.fail(par["pipeline_split"],
+             fmt::format("with 'pipeline_split' the layers plus {} slot{} ({} + {}) must divide over pp·virtual_stages "
+                         "= {} (Megatron-Core's rule)",
+                         slots, slots > 1 ? "s" : "", m.layers, slots, p.pp * v));
   } else if (m.layers < p.pp * v) {
     f.fail(mo, fmt::format("layers {} is fewer than pp·virtual_stages = {}·{} = {}: every stage needs a layer", m.layers,
                            p.pp, v, p.pp * v));

@@ -112,7 +112,8 @@ StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count
 StageMemoryInput stage_memory_input(const Scenario& s, int stage, const StageHolding& held) {
   const PipelineLayout lay =
       schedule_layout(s.schedule.kind, {s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
-  const LayerPartition part(s.model.layers, lay.pieces(), s.parallel.stage_layers);
+  const LayerPartition part(s.model.layers, lay.pieces(), s.parallel.stage_layers, s.parallel.split_embedding,
+                            s.parallel.split_loss);
   StageMemoryInput in{stage, 0, 0, held, part.first(lay.piece(stage, 0))};
   for (int chunk = 0; chunk < lay.chunks(); ++chunk) {
     const int n = part.count(lay.piece(stage, chunk));

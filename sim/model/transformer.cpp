@@ -1,5 +1,6 @@
 #include "sim/model/transformer.hpp"
 
+#include <cmath>
 #include <numeric>
 
 namespace plansim {
@@ -15,6 +16,13 @@ OpCost gemm(std::string name, double t, double k, double n, double elem) {
 OpCost eltwise(std::string name, double bytes) { return OpCost{std::move(name), OpClass::elementwise, 0, bytes}; }
 
 }  // namespace
+
+double attention_pairs(const AttentionSpec& a, double s) {
+  if (!a.causal) return s * s;
+  const double w = static_cast<double>(a.window);
+  if (w > 0 && w < s) return w * (w + 1) / 2 + (s - w) * w;
+  return s * (s + 1) / 2;
+}
 
 const char* to_string(OpClass c) {
   switch (c) {
@@ -35,31 +43,58 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   f.activation_tokens = t;
   f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * e));
   f.attention.push_back(gemm("qkv", t, h, (h + 2 * kv) / tp, e));
-  // Flash attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp.
+  // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
+  // count every pair (Megatron); the kernel executes the pairs its mask leaves: a causal flash kernel
+  // skips the blocks above the diagonal, and with CP Megatron's load-balanced split (the sequence cut
+  // into 2·cp chunks, rank i taking chunks i and 2cp−1−i) gives every rank s(s+1)/(2cp) pairs per
+  // sequence, the same fraction (s+1)/2s. A materialised kernel computes all s² pairs and masks them.
   const double core_flops = 4 * d(batch) * (s / sh.cp) * s * h / tp;
   const double core_bytes = t * (2 * h + 2 * kv) / tp * e + (sh.cp > 1 ? d(batch) * s * 2 * kv / tp * e : 0);
   // As products (plansim-hw): per (sequence, head) QKᵀ = (s/cp × hd)·(hd × s) and A·V (s/cp × s)·(s × hd).
   const GemmDims core_dims{s / sh.cp, s, d(m.head_dim()), d(batch) * d(m.heads) / tp};
-  f.attention.push_back(OpCost{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims});
+  OpCost core{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims};
+  if (sh.flash_attention) {
+    core.executed = attention_pairs(m.attention, s) / (s * s);
+    core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
+  }
+  f.attention.push_back(core);
   f.attention.push_back(gemm("attention_out", t, h / tp, h, e));
   f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * e));
   f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * e));
   const int mats = m.gated_mlp ? 3 : 2;
   if (m.is_moe_layer(layer)) {
     const MoeSpec& moe = *m.moe;
-    f.mlp.push_back(gemm("router", t_norm, h, d(moe.experts), e));
-    // Balanced routing: this rank's experts see t·top_k tokens in all (tokens arrive via all-to-all).
-    const double routed = t * moe.top_k;
+    const double experts = moe.experts, k = moe.top_k;
+    f.mlp.push_back(gemm("router", t_norm, h, experts, e));
+    // Softmax over fp32 router logits (read, write) and the top-k choice (k fp32 weights + k int64 indices).
+    f.mlp.push_back(eltwise("router_topk", t_norm * experts * 4 * 2 + t_norm * k * 12));
+    // Balanced routing: this rank's experts see t·top_k tokens in all (tokens arrive via all-to-all),
+    // routed / local tokens each: one grouped GEMM over the local experts.
+    const double routed = t * k;
     const double ff = d(moe.expert_ffn_hidden) / tp;
-    const double experts_here = static_cast<double>(moe.experts) / sh.ep;
-    OpCost up = gemm("expert_up", routed, h, ff * (mats - 1), e);
-    OpCost down = gemm("expert_down", routed, ff, h, e);
-    // Weights: every local expert's matrices are read once.
-    up.hbm_bytes += (experts_here - 1) * h * ff * (mats - 1) * e;
-    down.hbm_bytes += (experts_here - 1) * h * ff * e;
-    f.mlp.push_back(up);
-    f.mlp.push_back(eltwise("expert_activation", routed * ff * (mats == 3 ? 3 : 2) * e));
-    f.mlp.push_back(down);
+    const double local = experts / sh.ep;
+    // Megatron's drop-and-pad: each expert takes ceil(cf · t·k/E) tokens from each of the ep source
+    // ranks, padding included (executed > counted when cf > 1, tokens dropped when cf < 1).
+    double per_expert = routed / local;
+    if (moe.capacity_factor) per_expert = std::ceil(*moe.capacity_factor * t * k / experts) * sh.ep;
+    const double padded = per_expert * local / routed;
+    const ExpertGemm grouped{true, false, !moe.capacity_factor && sh.ep > 1};
+    // Permutation: gather each token's k copies into expert order (read t·h, write t·k·h); the
+    // unpermutation reads them back and sums the k weighted copies per token.
+    f.mlp.push_back(eltwise("token_permute", (t + routed * padded) * h * e));
+    auto expert_gemm = [&](std::string name, double kk, double nn) {
+      OpCost g = gemm(std::move(name), routed, kk, nn, e);
+      g.dims = GemmDims{per_expert, nn, kk, local};
+      g.executed = padded;
+      g.expert = grouped;
+      // Every local expert's weights are read once; activations as executed.
+      g.hbm_bytes = (per_expert * local * (kk + nn) + local * kk * nn) * e;
+      return g;
+    };
+    f.mlp.push_back(expert_gemm("expert_up", h, ff * (mats - 1)));
+    f.mlp.push_back(eltwise("expert_activation", routed * padded * ff * (mats == 3 ? 3 : 2) * e));
+    f.mlp.push_back(expert_gemm("expert_down", ff, h));
+    f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * e));
   } else {
     const double ff = d(m.ffn_hidden) / tp;
     f.mlp.push_back(gemm("mlp_up", t, h, ff * (mats - 1), e));
@@ -91,20 +126,27 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
     OpCost b = *it;
     b.name += "_bwd";
     if (b.cls == OpClass::gemm) {
-      // dX = dY·Wᵀ and dW = Xᵀ·dY, each the forward's FLOPs and traffic.
-      // dgrad (t×n)·(n×k), wgrad (k×t)·(t×n); `both` keeps the dgrad shape (same FLOPs) twice.
+      // dX = dY·Wᵀ: (t×n)·(n×k); dW = Xᵀ·dY: (k×t)·(t×n) (K = tokens). Each the forward's FLOPs and traffic.
       const GemmDims f = it->dims;
-      b.dims = part == BackwardPart::weight ? GemmDims{f.k, f.n, f.m, f.batch} : GemmDims{f.m, f.k, f.n, f.batch};
-      if (part == BackwardPart::weight) b.name = it->name + "_wgrad";
-      if (part == BackwardPart::input) b.name = it->name + "_dgrad";
-      const double k = part == BackwardPart::both ? 2 : 1;
-      b.flops *= k;
-      b.hbm_bytes *= k;
+      OpCost w = b;
+      w.name = it->name + "_wgrad";
+      w.dims = GemmDims{f.k, f.n, f.m, f.batch};
+      w.expert.tokens_in_k = true;
+      if (part == BackwardPart::weight) {
+        out.push_back(std::move(w));
+        continue;
+      }
+      b.name = it->name + "_dgrad";
+      b.dims = GemmDims{f.m, f.k, f.n, f.batch};
+      out.push_back(std::move(b));
+      if (part == BackwardPart::both) out.push_back(std::move(w));
+      continue;
     } else if (part == BackwardPart::weight) {
       continue;  // attention and elementwise ops have no weights
     } else if (b.cls == OpClass::attention) {
       b.flops *= 2;  // dQ, dK, dV: two forward-sized GEMM pairs (Megatron's count)
       b.hbm_bytes *= 2;
+      b.executed *= b.backward_executed;
     } else {
       b.hbm_bytes *= 2;  // read activation + incoming gradient, write gradient
     }

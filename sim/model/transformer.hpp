@@ -3,7 +3,11 @@
 //
 // FLOP conventions (Narayanan et al. 2021): a GEMM (m×k)·(k×n) is 2mkn FLOPs; attention counts the
 // full s×s score matrix (QKᵀ and A·V: 4·b·s²·h per layer forward), as Megatron does, causal or not;
-// backward = 2 × forward (input gradient + weight gradient, each one forward). Model FLOPs per
+// backward = 2 × forward (input gradient + weight gradient, each one forward). These are the model
+// FLOPs (OpCost::flops, MFU). What a kernel executes (OpCost::executed_flops, timing) differs: a
+// causal flash kernel computes s(s+1)/2 of the s² query-key pairs (a sliding window fewer), flash
+// backward recomputes QKᵀ (5 products where 4 are counted: Dao 2023, FlashAttention-2, Sec. 3.2), and
+// capacity-padded experts compute their padding. Model FLOPs per
 // iteration therefore equal 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) for a dense GPT with 4h non-gated
 // MLP (tested); with full recompute the hardware FLOPs are Narayanan's eq. (3),
 // 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)). MFU uses model FLOPs; HFU adds recompute.
@@ -27,12 +31,27 @@ struct GemmDims {
   [[nodiscard]] double flops() const { return 2 * m * n * k * batch; }
 };
 
+// MoE expert GEMMs: one grouped GEMM over dims.batch local experts, dims.m (forward, dgrad) or dims.k
+// (wgrad) tokens per expert. `dropless`: routing without capacity across EP ranks, so the compute
+// model scales that token extent by moe_load_imbalance (the busiest rank's share).
+struct ExpertGemm {
+  bool grouped = false;
+  bool tokens_in_k = false;
+  bool dropless = false;
+};
+
 struct OpCost {
   std::string name;
   OpClass cls = OpClass::gemm;
-  double flops = 0;       // per rank
+  double flops = 0;       // per rank: model FLOPs (the count MFU uses)
   double hbm_bytes = 0;   // per rank, bytes read + written
   GemmDims dims{};        // gemm/attention: the product's shape (see GemmDims)
+  // Executed work / flops (timing): attention: the fraction of query-key pairs the mask leaves
+  // ((s+1)/2s causal) times flash backward's 5/4; padded expert GEMMs: capacity / routed tokens.
+  double executed = 1;
+  double backward_executed = 1;  // attention: its backward's executed / counted work (flash: 5/4)
+  ExpertGemm expert{};
+  [[nodiscard]] double executed_flops() const { return flops * executed; }
 };
 
 // How one layer is split across ranks.
@@ -41,7 +60,15 @@ struct Shard {
   int cp = 1;
   int ep = 1;
   bool sequence_parallel = false;
+  // The attention kernel (training.attention), which decides the executed work: flash skips masked
+  // blocks and recomputes the scores in backward; materialised (2021 Megatron's fused softmax) runs
+  // the full s×s products in both passes.
+  bool flash_attention = true;
 };
+
+// Query-key pairs one sequence of length s computes under `a` (causal: s(s+1)/2; window w < s:
+// w(w+1)/2 + (s−w)·w; full: s²).
+double attention_pairs(const AttentionSpec& a, double s);
 
 // The forward ops of layer `layer` for a micro-batch of `batch` sequences on one rank, in two blocks
 // (attention block, MLP/MoE block) so the plan can place the TP collectives between them.
@@ -55,6 +82,8 @@ std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const S
 std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shard& sh);  // output layer + loss
 
 // Backward of a forward op list. `part`: both gradients, input gradient only (B), weight gradient only (W).
+// A GEMM (t×k)·(k×n) gets its data gradient (t×n)·(n×k) and its weight gradient (k×t)·(t×n) as two
+// ops with their own shapes (`both`: both, data gradient first), each the forward's FLOPs.
 enum class BackwardPart { both, input, weight };
 std::vector<OpCost> backward_of(const std::vector<OpCost>& forward, BackwardPart part);
 

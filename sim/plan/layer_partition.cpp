@@ -9,12 +9,21 @@
 
 namespace plansim {
 
-LayerPartition::LayerPartition(int layers, int virtual_stages, const std::vector<int>& explicit_counts) {
-  PLANSIM_ASSERT(virtual_stages > 0 && layers >= virtual_stages, "fewer layers than virtual pipeline stages");
+LayerPartition::LayerPartition(int layers, int virtual_stages, const std::vector<int>& explicit_counts,
+                               bool embedding_slot, bool loss_slot) {
+  const int slots = (embedding_slot ? 1 : 0) + (loss_slot ? 1 : 0);
+  PLANSIM_ASSERT(virtual_stages > 0 && layers + slots >= virtual_stages, "fewer layers than virtual pipeline stages");
   const auto n = static_cast<size_t>(virtual_stages);
   if (!explicit_counts.empty()) {
     PLANSIM_ASSERT(explicit_counts.size() == n, "stage_layers must list one count per virtual stage");
     count_ = explicit_counts;
+  } else if (slots > 0) {
+    // Megatron-Core: (layers + slots) / (pp·v) per virtual stage, one fewer where a slot sits.
+    PLANSIM_ASSERT((layers + slots) % virtual_stages == 0,
+                   "layers plus the embedding/loss slots must divide over the virtual stages");
+    count_.assign(n, (layers + slots) / virtual_stages);
+    if (embedding_slot) --count_.front();
+    if (loss_slot) --count_.back();
   } else {
     count_.assign(n, layers / virtual_stages);
     // Remainder: one extra layer each for the virtual stages nearest the middle (ties: lower index).
@@ -28,7 +37,9 @@ LayerPartition::LayerPartition(int layers, int virtual_stages, const std::vector
   first_.resize(n);
   int next = 0;
   for (size_t i = 0; i < n; ++i) {
-    PLANSIM_ASSERT(count_[i] > 0, "every virtual stage needs at least one layer");
+    // Only the first and last pieces, which also hold the embedding / the loss, may be empty.
+    PLANSIM_ASSERT(count_[i] > 0 || (count_[i] == 0 && (i == 0 || i + 1 == n)),
+                   "every virtual stage but the first and last needs at least one layer");
     first_[i] = next;
     next += count_[i];
   }

@@ -14,8 +14,15 @@ namespace plansim {
 class LayerPartition {
  public:
   // `explicit_counts` empty = balanced. Preconditions (checked by the scenario loader): explicit
-  // counts number `virtual_stages`, are positive and sum to `layers`; layers >= virtual_stages.
-  LayerPartition(int layers, int virtual_stages, const std::vector<int>& explicit_counts = {});
+  // counts number `virtual_stages`, are positive (the first and last may be 0) and sum to `layers`;
+  // layers >= virtual_stages without slots.
+  // `embedding_slot` / `loss_slot` (balanced only; Megatron-Core's account_for_{embedding,loss}_in_
+  // pipeline_split, megatron/core/transformer/transformer_block.py get_num_layers_to_build): the
+  // embedding and the loss take one layer slot each, (layers + slots) / virtual_stages per virtual
+  // stage (Megatron asserts it divides), and the first / last virtual stage builds one layer fewer,
+  // possibly none.
+  LayerPartition(int layers, int virtual_stages, const std::vector<int>& explicit_counts = {},
+                 bool embedding_slot = false, bool loss_slot = false);
 
   [[nodiscard]] int first(int vstage) const { return first_[static_cast<size_t>(vstage)]; }
   [[nodiscard]] int count(int vstage) const { return count_[static_cast<size_t>(vstage)]; }

@@ -1,6 +1,7 @@
 #include "sim/plan/plan_compiler.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -419,7 +420,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   GroupTable groups(plan.groups);
   const double e = dtype_size(s.model.dtype).value();
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
-  const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers);
+  const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers, par.split_embedding, par.split_loss);
   const auto chunk_layers = layers_per_chunk(lay, layers);
   plan.held = stage_holdings(orders, sched->splits_backward(), &chunk_layers);
   Context c{&s, &map, &costs, &groups, &orders, &lay, &layers, sched->splits_backward(), lay.pieces(), 0, 0, 0, 0};
@@ -427,7 +428,15 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);
   c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *
                static_cast<double>(s.model.head_dim()) / par.tp * e;
-  c.a2a_bytes = s.model.moe ? tokens * s.model.moe->top_k * static_cast<double>(s.model.hidden) * e : 0;
+  // All-to-all: every token goes out top_k times (one copy per chosen expert; the share bound for
+  // this rank's own experts stays local, which the collective's (n−1)/n accounts). With a capacity
+  // factor Megatron sends the padded per-expert buffers: ceil(cf·t·k/E) tokens for each of E experts.
+  if (const auto& moe = s.model.moe) {
+    const double h = static_cast<double>(s.model.hidden);
+    c.a2a_bytes = moe->capacity_factor
+                      ? std::ceil(*moe->capacity_factor * tokens * moe->top_k / moe->experts) * moe->experts * h * e
+                      : tokens * moe->top_k * h * e;
+  }
   const bool fold = options.fold_tp && par.tp > 1;
   if (fold) {
     plan.fold = par.tp;

@@ -5,7 +5,7 @@
 namespace plansim {
 
 CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s), out_(&out) {
-  shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel};
+  shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention};
 }
 
 uint32_t CostTable::add(const std::string& key, std::vector<OpCost> kernels) {

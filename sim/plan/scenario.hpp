@@ -18,6 +18,18 @@ struct MoeSpec {
   int top_k = 1;
   int64_t expert_ffn_hidden = 0;
   int every = 1;  // every `every`-th layer is an MoE layer (1 = all)
+  // Token-dropping with padding: each expert processes exactly ceil(capacity_factor · tokens · top_k /
+  // experts) tokens from each source rank (Megatron's drop-and-pad); unset = dropless (the compute
+  // model's moe_load_imbalance then charges the busiest expert-parallel rank).
+  std::optional<double> capacity_factor{};
+};
+
+// Self-attention mask: causal (GPT/Llama training; flash kernels skip the masked blocks) or full
+// (bidirectional); `window` > 0 = sliding window (each query sees the last `window` keys, itself
+// included; causal only).
+struct AttentionSpec {
+  bool causal = true;
+  int64_t window = 0;
 };
 
 struct ModelSpec {
@@ -34,6 +46,7 @@ struct ModelSpec {
   bool learned_positions = false;  // learned position embedding (s·h params) vs RoPE (none)
   bool tied_embeddings = false;    // output layer shares the input embedding
   bool dropout = false;            // hidden and attention dropout (Megatron GPT 2021: true); activation memory
+  AttentionSpec attention;
   std::optional<MoeSpec> moe;
 
   [[nodiscard]] int64_t head_dim() const { return hidden / heads; }
@@ -57,6 +70,12 @@ struct ParallelSpec {
   // Layers per virtual pipeline stage (pp·v entries, summing to model.layers); empty = balanced
   // (see plan/layer_partition.hpp).
   std::vector<int> stage_layers;
+  // `pipeline_split`: Megatron-Core's account_for_embedding_in_pipeline_split /
+  // account_for_loss_in_pipeline_split: the embedding (first virtual stage) and the loss (last) each
+  // count as one layer slot of the balanced split, so those stages hold one transformer layer fewer
+  // (zero where a slot is one layer: Llama 3 405B's 126 + 2 over 16 × 8).
+  bool split_embedding = false;
+  bool split_loss = false;
   [[nodiscard]] int world() const { return tp * pp * dp * cp; }
 };
 
@@ -93,7 +112,14 @@ struct TrainingSpec {
 // Calibration of the compute model (sim/compute/compute_model.hpp documents each default).
 struct ComputeOverrides {
   std::optional<double> matmul_tflops;          // achievable dense matmul TFLOP/s (MAMF)
-  std::optional<double> gemm_half_flops;        // GEMM size (FLOPs) reaching half the achievable rate
+  std::optional<std::array<double, 3>> mamf_shape;  // M, N, K of the GEMM MAMF was measured on
+  std::optional<int> sm_count;                  // SMs the GEMM tiles spread over (waves)
+  std::optional<double> gemm_tile_k_bytes;      // K depth of one main-loop step, bytes
+  std::optional<Time> gemm_tile_latency;        // fixed cost per output tile beside its epilogue
+  std::optional<double> gemm_feed_ratio;        // operand feed / what the 256×128 tile needs
+  std::optional<double> sustained_factor;       // fraction of MAMF a training step sustains
+  std::optional<double> grouped_gemm_efficiency;  // MoE grouped GEMM rate / dense GEMM rate
+  std::optional<double> moe_load_imbalance;     // busiest EP rank's routed tokens / mean (dropless)
   std::optional<double> attention_efficiency;   // fraction of the matmul rate flash attention reaches
   std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
   std::optional<Time> launch_overhead;          // per kernel

@@ -19,6 +19,7 @@
 #include "sim/plan/executor.hpp"
 #include "sim/plan/program.hpp"
 #include "sim/plan/scenario.hpp"
+#include "sim/compute/compute_model.hpp"
 #include "sim/topo/gpu_spec.hpp"
 
 namespace plansim {
@@ -116,6 +117,8 @@ struct Report {
   } symmetry;
   std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;
+  // The compute model's parameters the run used (defaults + the scenario's `compute:`), for the JSON.
+  std::optional<ComputeParams> compute;
 };
 
 // `with_ops`: also fill op_labels/ops (one record per executed op, for the JSON's `ops`; 24 bytes each,

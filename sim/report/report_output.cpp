@@ -40,6 +40,22 @@ std::string report_json(const Report& r) {
   j["memory_peak_bytes"] = r.memory_peak.value();
   j["hbm_capacity_bytes"] = r.hbm_capacity.value();
   j["oom"] = r.oom;
+  if (const auto& c = r.compute) {
+    // The scenario's `compute:` keys, in their YAML units (times in us).
+    j["compute"] = nlohmann::ordered_json{{"matmul_tflops", c->matmul.value() / 1e12},
+                                          {"mamf_shape", {c->mamf_shape.m, c->mamf_shape.n, c->mamf_shape.k}},
+                                          {"sm_count", c->sm_count},
+                                          {"gemm_tile_k_bytes", c->gemm_tile_k_bytes},
+                                          {"gemm_tile_latency_us", c->gemm_tile_latency.seconds() * 1e6},
+                                          {"gemm_feed_ratio", c->gemm_feed_ratio},
+                                          {"sustained_factor", c->sustained_factor},
+                                          {"grouped_gemm_efficiency", c->grouped_gemm_efficiency},
+                                          {"moe_load_imbalance", c->moe_load_imbalance},
+                                          {"attention_efficiency", c->attention_efficiency},
+                                          {"hbm_efficiency", c->hbm_efficiency},
+                                          {"launch_overhead_us", c->launch_overhead.seconds() * 1e6},
+                                          {"comm_slowdown", c->comm_slowdown}};
+  }
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const auto& s : r.stages)
     stages.push_back({{"stage", s.stage},

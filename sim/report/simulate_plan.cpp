@@ -106,6 +106,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   }
   run.exec = std::move(e.exec);
   run.report = build_report(s, run.plan, run.exec, topo.gpu_spec(), options.op_records);
+  run.report.compute = compute.params();
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (s.parallel.tp > 1)
     how += e.memo ? fmt::format("; TP collectives memoised ({} distinct, {} reused: TP links carry no other traffic)",

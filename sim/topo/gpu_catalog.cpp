@@ -15,6 +15,10 @@ namespace {
 //  [HP] archive-lib.hpctech.co.jp copy of NVIDIA's H100 spec table: H100 PCIe 114 SMs.
 //  [W]  waredb.com RTX 4090 page (third-party aggregator, consistent with the Ada whitepaper's
 //       FP16-with-FP32-accumulate figures): 165.15 TFLOP/s fp16/bf16, 330.30 fp8, 82.58 fp32, 24 GB 1008 GB/s.
+//  [SB] NVIDIA DGX B200 / HGX B200: 148 SMs per B200 GPU (the multiProcessorCount the CUDA runtime reports;
+//       two dies of 74 enabled SMs), the figure the simulator's GEMM wave quantisation uses.
+//  [SL] NVIDIA L40S datasheet: 18,176 CUDA cores = 142 SMs × 128.
+//  [SA] AMD Instinct MI300X datasheet: 304 compute units (the unit GEMM tiles spread over).
 // Memory capacities are the vendors' "GB", which for HBM/GDDR capacity is binary (GiB): an H100
 // "80GB" has 5 stacks x 16 GiB. sm_count 0 = not stated by any source we hold.
 struct Row {
@@ -39,17 +43,17 @@ constexpr std::array kRows = {
     // H200 SXM: [T] same peaks as H100 SXM; 141 GB HBM3e 4.8 TB/s [M]; SMs: same GH100 part as H100 SXM
     // (the book's MAMF table notes "H200 is the same" for the H100 row) -> 132 [KH].
     Row{"H200-SXM-141GB", 67, 494.5, 989, 989, 1979, 141, 4.8, 132},
-    // B200 SXM: [T] 80/1125/2250/2250/4500; 180 GB HBM3e 8.0 TB/s [M].
-    Row{"B200", 80, 1125, 2250, 2250, 4500, 180, 8.0, 0},
+    // B200 SXM: [T] 80/1125/2250/2250/4500; 180 GB HBM3e 8.0 TB/s [M]; 148 SMs [SB].
+    Row{"B200", 80, 1125, 2250, 2250, 4500, 180, 8.0, 148},
     // GB200 (per GPU): [T] 80/1250/2500/2500/5000; 186 GB HBM3e 8.0 TB/s [M].
     Row{"GB200", 80, 1250, 2500, 2500, 5000, 186, 8.0, 0},
     // RTX 4090: [W]; tf32 not listed there. 128 SMs is NVIDIA's published AD102 configuration for the 4090
     // (not in our reference files; stated here for completeness).
     Row{"RTX-4090", 82.58, 0, 165.15, 165.15, 330.30, 24, 1.008, 128},
     // L40S: [T] 91.6/183/362/362/733; 48 GB GDDR6 0.86 TB/s [M].
-    Row{"L40S", 91.6, 183, 362, 362, 733, 48, 0.86, 0},
+    Row{"L40S", 91.6, 183, 362, 362, 733, 48, 0.86, 142},  // 142 SMs [SL]
     // AMD MI300X: [T] 163.4/653.7/1300/1300/2610; 192 GB HBM3 5.3 TB/s [M].
-    Row{"MI300X", 163.4, 653.7, 1300, 1300, 2610, 192, 5.3, 0},
+    Row{"MI300X", 163.4, 653.7, 1300, 1300, 2610, 192, 5.3, 304},  // 304 CUs [SA]
 };
 
 GpuSpec to_spec(const Row& r) {

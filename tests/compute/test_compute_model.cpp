@@ -15,16 +15,114 @@ GpuSpec a100() {
 }
 }  // namespace
 
-TEST_CASE("compute model: big GEMMs approach MAMF, small ones do not", "[compute]") {
-  ComputeParams p = ComputeParams::defaults(a100(), DType::bf16);
-  CHECK(p.matmul.value() == Approx(271.2e12));
+GpuSpec h100() {
+  GpuSpec g;
+  g.model = "H100-SXM-80GB";
+  g.peak_dense[DType::bf16] = TFLOPs_per_s(989);
+  g.peak_dense[DType::fp8] = TFLOPs_per_s(1979);
+  g.hbm_capacity = GB(80);
+  g.hbm_bandwidth = GBps(3350);
+  g.sm_count = 132;
+  return g;
+}
+
+// H100 parameters with the per-tile epilogue made negligible (HBM 1e9 × faster) and no launch
+// overhead: a GEMM's time is then waves × k_steps × step time of the chosen tile, exactly.
+ComputeParams loop_only(DType dt = DType::bf16) {
+  ComputeParams p = ComputeParams::defaults(h100(), dt);
+  p.hbm = p.hbm * 1e9;
   p.launch_overhead = Time::zero();
-  ComputeModel cm(p);
-  OpCost big{"g", OpClass::gemm, 1e13, 1e6};
-  // rate = 271.2e12 · F/(F + 2e9)
-  CHECK(cm.op_time(big).seconds() == Approx((1e13 + 2e9) / 271.2e12).epsilon(1e-9));
-  OpCost small{"g", OpClass::gemm, 2e9, 1e3};
-  CHECK(cm.op_time(small).seconds() == Approx(2 * 2e9 / 271.2e12).epsilon(1e-6));  // half the rate
+  return p;
+}
+
+TEST_CASE("GEMM model: the shape MAMF was measured on runs at exactly MAMF", "[compute]") {
+  for (DType dt : {DType::bf16, DType::fp8}) {
+    const ComputeParams p = ComputeParams::defaults(h100(), dt);
+    const ComputeModel cm(p);
+    const GemmDims a = p.mamf_shape;
+    CHECK(cm.gemm_seconds(a) == Approx(a.flops() / p.matmul.value()).epsilon(1e-9));
+  }
+  CHECK(ComputeParams::defaults(h100(), DType::bf16).mamf_shape.k == 13312);  // mamf-finder's best H100 shape
+  // A100 (108 SMs) too, with the epilogue and a tile latency in the anchor.
+  GpuSpec a = a100();
+  a.sm_count = 108;
+  ComputeParams pa = ComputeParams::defaults(a, DType::bf16);
+  pa.gemm_tile_latency = Time::us(1);
+  CHECK(ComputeModel(pa).gemm_seconds(pa.mamf_shape) == Approx(pa.mamf_shape.flops() / 271.2e12).epsilon(1e-9));
+}
+
+TEST_CASE("GEMM model: one extra row adds a whole wave (wave quantisation)", "[compute]") {
+  // 132 SMs, 128×256 tiles: M = 12·128, N = 11·256 is 132 tiles, one full wave. One more row makes
+  // 13·11 = 143 tiles: two waves, the second 11/132 full, so twice the time. No other tile does
+  // better: 128×128 (3/4 of the big tile's rate) 286 tiles = 3 waves of half-work tiles = 2.0 waves'
+  // time; 64×128 550 = 5 waves × 1/2 work at 1/2 rate = 2.5; 64×64 9 waves × 1/4 at 3/8 = 3.
+  const ComputeModel cm(loop_only());
+  const double one = cm.gemm_seconds(GemmDims{1536, 2816, 8192, 1});
+  CHECK(cm.gemm_seconds(GemmDims{1537, 2816, 8192, 1}) / one == Approx(2.0).epsilon(1e-9));
+  // One full wave of 128×256×64 tiles: 128 k-steps of 2·128·256·64 FLOPs at the anchored SM rate.
+  CHECK(one == Approx(128 * 2.0 * 128 * 256 * 64 / cm.sm_rate()).epsilon(1e-9));
+  // Tile quantisation: M = 1537..1664 all cost the same (one more 128-row tile).
+  CHECK(cm.gemm_seconds(GemmDims{1664, 2816, 8192, 1}) == Approx(2 * one).epsilon(1e-9));
+  // Sustained factor: every GEMM slower by 1/f.
+  ComputeParams p = loop_only();
+  p.sustained_factor = 0.8;
+  CHECK(ComputeModel(p).gemm_seconds(GemmDims{1536, 2816, 8192, 1}) == Approx(one / 0.8).epsilon(1e-9));
+}
+
+TEST_CASE("GEMM model: K rounds up to the tile's K step, 64 bf16 or 128 fp8 elements (128 bytes)", "[compute]") {
+  const ComputeModel bf16(loop_only(DType::bf16));
+  const GemmDims d{1536, 2816, 8192, 1};
+  const GemmDims d1{1536, 2816, 8193, 1};
+  CHECK(bf16.gemm_seconds(d1) / bf16.gemm_seconds(d) == Approx(129.0 / 128).epsilon(1e-9));
+  const ComputeModel fp8(loop_only(DType::fp8));
+  CHECK(fp8.gemm_seconds(d1) / fp8.gemm_seconds(d) == Approx(65.0 / 64).epsilon(1e-9));
+  // K = 1 costs a full 64-deep step.
+  CHECK(bf16.gemm_seconds(GemmDims{1536, 2816, 1, 1}) == Approx(bf16.gemm_seconds(GemmDims{1536, 2816, 64, 1})));
+}
+
+TEST_CASE("GEMM model: each tile pays its epilogue, so thin K runs below MAMF", "[compute]") {
+  // One wave of 128×256 tiles: T(K) = fixed + (K/64)·step. The fixed part is the tile's bf16 output
+  // (128·256·2 bytes) at one SM's share of 0.85 · 3.35 TB/s.
+  const ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  const ComputeModel cm(p);
+  auto t = [&](double k) { return cm.gemm_seconds(GemmDims{1536, 2816, k, 1}); };
+  const double step = t(8192) - t(8192 - 64);
+  CHECK(t(4096) - t(2048) == Approx(32 * step).epsilon(1e-9));
+  const double fixed = t(64) - step;
+  CHECK(fixed == Approx(128.0 * 256 * 2 / (3350e9 * 0.85 / 132)).epsilon(1e-9));
+  const double rate = [&](double k) { return 2.0 * 1536 * 2816 * k / t(k); }(512);
+  CHECK(rate < 0.7 * p.matmul.value());  // K = 512: 8 steps beside a 2.6 us epilogue
+  // Small hidden sizes: a 1024×1024×1024 GEMM (32 big tiles or 256 small ones on 132 SMs) is far from MAMF.
+  CHECK(GemmDims{1024, 1024, 1024, 1}.flops() / cm.gemm_seconds(GemmDims{1024, 1024, 1024, 1}) < 0.5 * p.matmul.value());
+}
+
+TEST_CASE("GEMM model: grouped expert GEMMs quantise per expert; dropless charges the busiest rank", "[compute]") {
+  ComputeParams p = loop_only();
+  const ComputeModel cm(p);
+  // 8 experts of 100 tokens each run as 8 experts of 128 (tile quantisation per expert).
+  CHECK(cm.gemm_seconds(GemmDims{100, 4096, 4096, 8}) == Approx(cm.gemm_seconds(GemmDims{128, 4096, 4096, 8})));
+  OpCost up{"expert_up", OpClass::gemm, 2.0 * 800 * 4096 * 4096, 0, GemmDims{100, 4096, 4096, 8}};
+  up.expert = ExpertGemm{true, false, true};
+  p.moe_load_imbalance = 2.6;
+  p.grouped_gemm_efficiency = 0.9;
+  // m = 100 · 2.6 = 260 tokens per expert on the busiest rank, at 0.9 of the dense rate.
+  CHECK(ComputeModel(p).op_time(up).seconds() ==
+        Approx(cm.gemm_seconds(GemmDims{260, 4096, 4096, 8}) / 0.9).epsilon(1e-6));
+  // The weight gradient's token extent is K.
+  OpCost wg{"expert_up_wgrad", OpClass::gemm, up.flops, 0, GemmDims{4096, 4096, 100, 8}};
+  wg.expert = ExpertGemm{true, true, true};
+  CHECK(ComputeModel(p).op_time(wg).seconds() ==
+        Approx(cm.gemm_seconds(GemmDims{4096, 4096, 260, 8}) / 0.9).epsilon(1e-6));
+}
+
+TEST_CASE("compute model: attention is timed on its executed work, at attention_efficiency · sustained · MAMF",
+          "[compute]") {
+  ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  p.launch_overhead = Time::zero();
+  p.sustained_factor = 0.9;
+  OpCost a{"attention_core", OpClass::attention, 1e12, 0};
+  a.executed = 0.5;
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(0.5e12 / (0.75 * 0.9 * 794.5e12)).epsilon(1e-6));
 }
 
 TEST_CASE("compute model: memory-bound ops take bytes / (0.85 · HBM bandwidth); launch overhead adds", "[compute]") {

@@ -71,7 +71,7 @@ TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
   CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2, 3]"}),
              Catch::Contains("'stage_layers' lists 3 stages, but pp·virtual_stages = 2·1 = 2"));
   CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2]"}), Catch::Contains("'stage_layers' sum to 3, but the model has"));
-  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[0, 2]"}), Catch::Contains("entries must be positive integers, got 0"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[-1, 9]"}), Catch::Contains("entries must be positive integers (0 allowed for the first and last), got -1"));
   CHECK_THAT(error_of(kBase, {"schedule.kind=interleave"}), Catch::Contains("did you mean 'interleaved'"));
   CHECK_THAT(error_of(kBase, {"parallel.ep=2"}), Catch::Contains("needs an MoE model"));
   CHECK_THAT(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}), Catch::Contains("'tp' appears twice"));
@@ -91,4 +91,39 @@ TEST_CASE("scenario: dualpipe needs even pp, an even m >= 2·pp and ZeRO <= 2", 
         "s.yaml:5:18: the dualpipe schedule needs an even pp (stage s pairs with stage pp−1−s), got pp 1");
   CHECK_THAT(error_of(dual, {"parallel.zero=3"}), Catch::Contains("modelled with zero 0, 1 or 2"));
   CHECK_THAT(error_of(dual, {"schedule.virtual_stages=2"}), Catch::Contains("needs kind: interleaved"));
+}
+
+TEST_CASE("scenario: compute keys (the calibration profile's), attention mask, MoE capacity, pipeline split",
+          "[io][scenario]") {
+  LoadedScenario s = load(kBase, {"compute.sustained_factor=0.9", "compute.mamf_shape=[2048, 2048, 13312]",
+                                  "compute.sm_count=132", "compute.gemm_tile_latency=1 us",
+                                  "compute.moe_load_imbalance=1.2", "compute.grouped_gemm_efficiency=0.8",
+                                  "compute.gemm_feed_ratio=1.1", "compute.gemm_tile_k_bytes=64",
+                                  "model.attention={mask: causal, window: 512}"});
+  const ComputeOverrides& c = s.scenario.compute;
+  CHECK(*c.sustained_factor == 0.9);
+  CHECK((*c.mamf_shape)[2] == 13312);
+  CHECK(*c.sm_count == 132);
+  CHECK(c.gemm_tile_latency->seconds() == Approx(1e-6));
+  CHECK(*c.moe_load_imbalance == 1.2);
+  CHECK(*c.grouped_gemm_efficiency == 0.8);
+  CHECK(s.scenario.model.attention.causal);
+  CHECK(s.scenario.model.attention.window == 512);
+  CHECK(load(kBase).scenario.model.attention.causal);  // default: causal, no window
+  CHECK(error_of(kBase, {"compute.sustained_factor=1.5"}).find("'sustained_factor' must be in (0, 1]") !=
+        std::string::npos);
+  CHECK(error_of(kBase, {"compute.moe_load_imbalance=0.5"}).find("must be >= 1") != std::string::npos);
+  CHECK(error_of(kBase, {"compute.mamf_shape=[1, 2]"}).find("'mamf_shape' must list M, N, K") != std::string::npos);
+  CHECK(error_of(kBase, {"model.attention={mask: full, window: 8}"}).find("needs mask: causal") != std::string::npos);
+  CHECK(error_of(kBase, {"model.attention={mask: sparse}"}) != "<no error>");
+  CHECK(error_of(kBase, {"compute.gemm_half_flops=2e9"}).find("unknown key") != std::string::npos);
+  // Megatron's embedding/loss slots: 8 layers + 2 do not divide over pp 2 · v 1... they do (5 each);
+  // 8 + 1 does not.
+  LoadedScenario p = load(kBase, {"parallel.pipeline_split={embedding: true, loss: true}"});
+  CHECK(p.scenario.parallel.split_embedding);
+  CHECK(p.scenario.parallel.split_loss);
+  CHECK(error_of(kBase, {"parallel.pipeline_split={embedding: true}"}).find("must divide over pp·virtual_stages") !=
+        std::string::npos);
+  CHECK(load(kBase, {"parallel.stage_layers=[0, 8]"}).scenario.parallel.stage_layers[0] == 0);
+  CHECK(error_of(kBase, {"model.moe={experts: 4, capacity_factor: 0}"}) != "<no error>");
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sim/model/memory.hpp"
 #include "sim/model/transformer.hpp"
 
@@ -163,4 +165,121 @@ TEST_CASE("activations from the model's shapes: no dropout, GQA, SwiGLU", "[mode
   CHECK(activation_bytes_per_layer(llama, 1, tp, Recompute::selective, false).value() == Approx(8192.0 * 16384 * (8 + 23.75 / 8)));
   // M_W: inputs 2h + 2h + 2h + 2f, output gradients (2h + 4·h/16) + 2h + 4f + 2h = 31.75 sbh as well.
   CHECK(weight_grad_bytes_per_layer(llama, 1, sp).value() == Approx(8192.0 * 16384 * 31.75 / 8));
+}
+
+TEST_CASE("backward: data gradient (t×n)·(n×k) and weight gradient (k×t)·(t×n), each the forward's FLOPs",
+          "[model]") {
+  // Issue 13 defect 6: the weight gradient's K is the token count.
+  ModelSpec m = gpt3();
+  const LayerForward f = layer_forward(m, 0, 2, Shard{8, 1, 1, true});
+  const OpCost& up = f.mlp[1];  // mlp_up: (t × h)·(h × 4h/8)
+  REQUIRE(up.name == "mlp_up");
+  const double t = 2 * 2048, h = 12288, n = 4 * h / 8;
+  CHECK(up.dims.m == t);
+  CHECK(up.dims.k == h);
+  CHECK(up.dims.n == n);
+  for (BackwardPart part : {BackwardPart::both, BackwardPart::input, BackwardPart::weight}) {
+    const auto b = backward_of(f.mlp, part);
+    const OpCost* dgrad = nullptr;
+    const OpCost* wgrad = nullptr;
+    for (const auto& o : b) {
+      if (o.name == "mlp_up_dgrad") dgrad = &o;
+      if (o.name == "mlp_up_wgrad") wgrad = &o;
+    }
+    CHECK((dgrad != nullptr) == (part != BackwardPart::weight));
+    CHECK((wgrad != nullptr) == (part != BackwardPart::input));
+    if (dgrad) {
+      CHECK(dgrad->dims.m == t);
+      CHECK(dgrad->dims.k == n);
+      CHECK(dgrad->dims.n == h);
+      CHECK(dgrad->flops == Approx(up.flops));
+      CHECK(dgrad->dims.flops() == Approx(dgrad->flops));
+    }
+    if (wgrad) {
+      CHECK(wgrad->dims.m == h);
+      CHECK(wgrad->dims.k == t);
+      CHECK(wgrad->dims.n == n);
+      CHECK(wgrad->flops == Approx(up.flops));
+      CHECK(wgrad->dims.flops() == Approx(wgrad->flops));
+    }
+  }
+  // In `both`, the data gradient comes first (it feeds the previous layer).
+  const auto both = backward_of(f.mlp, BackwardPart::both);
+  const auto first = std::find_if(both.begin(), both.end(), [](const OpCost& o) { return o.name == "mlp_up_dgrad"; });
+  REQUIRE(first + 1 != both.end());
+  CHECK((first + 1)->name == "mlp_up_wgrad");
+}
+
+TEST_CASE("causal attention: the kernel executes s(s+1)/2 of the s² pairs; model FLOPs keep s²", "[model]") {
+  CHECK(attention_pairs(AttentionSpec{true, 0}, 8) == 36);
+  CHECK(attention_pairs(AttentionSpec{false, 0}, 8) == 64);
+  // Window 3 over 8 queries: 1 + 2 + 3 + 3·5 = 21 = 3·4/2 + 5·3.
+  CHECK(attention_pairs(AttentionSpec{true, 3}, 8) == 21);
+  CHECK(attention_pairs(AttentionSpec{true, 8}, 8) == 36);  // a window as long as s is causal
+  ModelSpec m = gpt3();
+  const double s = 2048;
+  for (int cp : {1, 2, 4}) {
+    // Megatron's load-balanced CP split: rank i holds chunks i and 2cp−1−i of 2cp; each has s(s+1)/(2cp)
+    // pairs. Per rank: model FLOPs 4·b·(s/cp)·s·h, executed the same fraction (s+1)/2s of them.
+    const OpCost core = layer_forward(m, 0, 1, Shard{1, cp, 1, false}).attention[2];
+    REQUIRE(core.cls == OpClass::attention);
+    CHECK(core.flops == Approx(4 * (s / cp) * s * 12288));
+    const double c = s / (2 * cp);
+    double pairs = 0;  // rank 0's chunks 0 and 2cp−1: c(c+1)/2 and c²(2cp−1) + c(c+1)/2
+    pairs += c * (c + 1) / 2 + c * c * (2 * cp - 1) + c * (c + 1) / 2;
+    CHECK(core.executed_flops() == Approx(core.flops * pairs / ((s / cp) * s)).epsilon(1e-12));
+    // Flash backward recomputes QKᵀ: 5 products where Megatron counts 4.
+    const auto b = backward_of({core}, BackwardPart::both);
+    CHECK(b[0].flops == Approx(2 * core.flops));
+    CHECK(b[0].executed_flops() == Approx(2 * core.executed_flops() * 5 / 4));
+  }
+  // Materialised attention (2021 Megatron) computes and masks all s² pairs, forward and backward.
+  Shard mat;
+  mat.flash_attention = false;
+  const OpCost full = layer_forward(m, 0, 1, mat).attention[2];
+  CHECK(full.executed_flops() == Approx(full.flops));
+  CHECK(backward_of({full}, BackwardPart::both)[0].executed_flops() == Approx(2 * full.flops));
+  // Model FLOPs (MFU) are unchanged by the mask: still Megatron's closed form.
+  m.attention.window = 512;
+  CHECK(model_flops_per_iteration(m, 8) == Approx(megatron_model_flops(m, 8)).epsilon(1e-12));
+  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].executed ==
+        Approx((512.0 * 513 / 2 + (s - 512) * 512) / (s * s)));
+}
+
+TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permutation traffic, capacity padding",
+          "[model]") {
+  ModelSpec m = gpt3();
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.moe = MoeSpec{8, 2, 4096, 1, std::nullopt};
+  const double t = 2048, h = 1024, k = 2, e = 2;
+  auto find = [](const std::vector<OpCost>& ops, const std::string& name) {
+    return *std::find_if(ops.begin(), ops.end(), [&](const OpCost& o) { return o.name == name; });
+  };
+  // EP 4: 2 local experts, each t·k/2 tokens: grouped GEMM dims batch 2, m = 2048.
+  const LayerForward f = layer_forward(m, 0, 1, Shard{1, 1, 4, false});
+  const OpCost up = find(f.mlp, "expert_up");
+  CHECK(up.dims.batch == 2);
+  CHECK(up.dims.m == t * k / 2);
+  CHECK(up.dims.k == h);
+  CHECK(up.dims.n == 4096);
+  CHECK(up.dims.flops() == Approx(up.flops));
+  CHECK(up.expert.grouped);
+  CHECK(up.expert.dropless);
+  CHECK(find(f.mlp, "token_permute").hbm_bytes == Approx((t + t * k) * h * e));
+  CHECK(find(f.mlp, "token_unpermute").hbm_bytes == Approx((t * k + t) * h * e));
+  CHECK(find(f.mlp, "router_topk").hbm_bytes == Approx(t * 8 * 4 * 2 + t * k * 12));
+  // The wgrad's token extent is K.
+  const auto w = backward_of({up}, BackwardPart::weight);
+  CHECK(w[0].dims.k == t * k / 2);
+  CHECK(w[0].expert.tokens_in_k);
+  // Capacity factor 1.25: each expert takes ceil(1.25 · t·k/E) = 640 tokens from each of the 4 source
+  // ranks, padding included: 2,560 per local expert, 5,120 executed for the 4,096 routed (1.25).
+  m.moe->capacity_factor = 1.25;
+  const OpCost padded = find(layer_forward(m, 0, 1, Shard{1, 1, 4, false}).mlp, "expert_up");
+  CHECK(padded.dims.m == 640 * 4);
+  CHECK(padded.executed == Approx(1.25));
+  CHECK(padded.flops == Approx(up.flops));  // model FLOPs count routed tokens only
+  CHECK_FALSE(padded.expert.dropless);
 }

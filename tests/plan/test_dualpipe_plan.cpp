@@ -151,10 +151,9 @@ TEST_CASE("dualpipe executes with a smaller bubble than 1F1B and ZB-H1 (free com
   // 1F1B's parameters), so the whole iteration only beats 1F1B here, not ZB-H1.
   CHECK(d.stages[0].flush_window < zb.stages[0].flush_window);
   CHECK(d.iteration < one.iteration);
-  // Same work: m chunk forwards and backwards per rank; only the B/W split (smaller GEMMs, lower
-  // efficiency) adds a little.
+  // Same work: m chunk forwards and backwards per rank. A backward GEMM is a data-gradient and a
+  // weight-gradient product whether or not B and W are split, so the split costs nothing extra.
   for (size_t i = 0; i < 4; ++i) {
-    CHECK(d.stages[i].compute_busy >= one.stages[i].compute_busy);
     CHECK(d.stages[i].compute_busy.seconds() == Approx(one.stages[i].compute_busy.seconds()).epsilon(0.01));
   }
 }

@@ -138,3 +138,59 @@ TEST_CASE("layer partition: balanced remainder goes to the middle stages", "[pla
   CHECK(expl.first(1) == 3);
   CHECK(expl.count(1) == 5);
 }
+
+TEST_CASE("layer partition: Megatron's embedding and loss slots (account_for_*_in_pipeline_split)", "[plan]") {
+  // Llama 3 405B: 126 layers + 2 slots over PP 16 × v 8 = 128 virtual stages: one layer each, so the
+  // first piece holds only the embedding and the last only the loss.
+  LayerPartition l405(126, 128, {}, true, true);
+  CHECK(l405.count(0) == 0);
+  CHECK(l405.count(127) == 0);
+  for (int v = 1; v < 127; ++v) CHECK(l405.count(v) == 1);
+  CHECK(l405.first(1) == 0);
+  CHECK(l405.first(127) == 126);
+  // 30 layers + 2 over 4 stages: 8 slots each, the ends build 7.
+  LayerPartition p4(30, 4, {}, true, true);
+  CHECK(std::vector<int>{p4.count(0), p4.count(1), p4.count(2), p4.count(3)} == std::vector<int>{7, 8, 8, 7});
+  // The embedding slot alone: 31 + 1 over 4.
+  LayerPartition e4(31, 4, {}, true, false);
+  CHECK(std::vector<int>{e4.count(0), e4.count(1), e4.count(2), e4.count(3)} == std::vector<int>{7, 8, 8, 8});
+}
+
+TEST_CASE("compiler: embedding-only first and loss-only last pipeline pieces compile and the memory model agrees",
+          "[plan]") {
+  // 6 layers + 2 slots over 4 stages: [1, 2, 2, 1]; over 8 stages (v = 2 interleaved): [0, 1, 1, 1, 1, 1, 1, 0].
+  Scenario s = base(1, 4, 1, 8);
+  s.model.layers = 6;
+  s.parallel.split_embedding = true;
+  s.parallel.split_loss = true;
+  s.schedule.kind = "interleaved";
+  s.schedule.virtual_stages = 2;
+  CompiledPlan p = compile_plan(s);
+  // Stage 0 holds pieces 0 (empty: the embedding) and 4; stage 3 holds 3 and 7 (empty: the loss).
+  CHECK(stage_memory_input(s, 0, StageHolding::full(1)).layers_on_stage == 1);
+  CHECK(stage_memory_input(s, 3, StageHolding::full(1)).layers_on_stage == 1);
+  CHECK(stage_memory_input(s, 1, StageHolding::full(1)).layers_on_stage == 2);
+  // Every stage still sends one activation forward and one gradient backward per micro-batch and
+  // boundary it owns: 8 micro-batches × 2 chunks, less the pipeline's two ends.
+  int sends = 0;
+  for (const auto& prog : p.programs)
+    for (const auto& o : prog.ops) sends += o.kind == OpKind::send ? 1 : 0;
+  CHECK(sends == 2 * 8 * (8 - 1));
+}
+
+TEST_CASE("compiler: the MoE all-to-all carries top_k copies of every token (padded buffers with a capacity factor)",
+          "[plan]") {
+  Scenario s = base(1, 1, 4, 2);
+  s.model.moe = MoeSpec{8, 2, 4096, 1};
+  s.parallel.ep = 4;
+  const double tokens = 1024, h = 1024, e = 2;
+  auto a2a = [](const CompiledPlan& p) {
+    for (const auto& o : p.programs[0].ops)
+      if (o.kind == OpKind::collective && o.comm == CommOp::all_to_all) return o.bytes;
+    return 0.0;
+  };
+  CHECK(a2a(compile_plan(s)) == Approx(tokens * 2 * h * e));
+  // Capacity 1.5: ceil(1.5 · 1024 · 2 / 8) = 384 tokens for each of the 8 experts.
+  s.model.moe->capacity_factor = 1.5;
+  CHECK(a2a(compile_plan(s)) == Approx(384 * 8 * h * e));
+}
