@@ -35,9 +35,13 @@ calib::FitParameter parse_fit(const std::string& text) {
   calib::FitParameter p;
   const auto eq = text.find('=');
   p.key = text.substr(0, eq);
-  if (p.key == "sustained_factor") p = {p.key, 0.2, 1.5, 0.9};
+  if (p.key == "sustained_factor") p = {p.key, 0.2, 1.0, 0.9};
   else if (p.key == "attention_efficiency") p = {p.key, 0.05, 1.0, 0.5};
   else if (p.key == "hbm_efficiency") p = {p.key, 0.2, 1.0, 0.85};
+  else if (p.key == "grouped_gemm_efficiency") p = {p.key, 0.1, 1.0, 0.8};
+  else if (p.key == "moe_load_imbalance") p = {p.key, 1.0, 4.0, 1.2};
+  else if (p.key == "gemm_feed_ratio") p = {p.key, 0.3, 3.0, 1.0};
+  else if (p.key == "gemm_tile_latency") p = {p.key, 0.01, 20.0, 1.0};  // microseconds
   else if (eq == std::string::npos)
     throw ConfigError(where, fmt::format("'{}' has no default bounds: give them as {}=LO:HI", p.key, p.key));
   if (eq != std::string::npos) {
@@ -50,8 +54,8 @@ calib::FitParameter parse_fit(const std::string& text) {
     p.start = n == 3 ? start : std::sqrt(lo * hi);
     if (!(p.start >= lo && p.start <= hi)) throw ConfigError(where, "START must lie between LO and HI");
   }
-  // The key must be a plain-number compute key.
-  (void)io::parse_compute_keys({{p.key, fmt::format("{}", p.start)}}, where.file);
+  // The key must be a compute key that takes a number (times in microseconds).
+  (void)io::parse_compute_keys({{p.key, calib::fit_value_text(p.key, p.start)}}, where.file);
   return p;
 }
 
@@ -73,7 +77,7 @@ int run_fit(const Args& a) {
   for (const auto& r : set.runs) measured.push_back(r.measured_iteration_s());
   const calib::RunEvaluator evaluate = [&](const std::vector<double>& values, const std::vector<size_t>& which) {
     std::vector<std::pair<std::string, std::string>> kv = kept;
-    for (size_t k = 0; k < params.size(); ++k) kv.emplace_back(params[k].key, fmt::format("{:.17g}", values[k]));
+    for (size_t k = 0; k < params.size(); ++k) kv.emplace_back(params[k].key, calib::fit_value_text(params[k].key, values[k]));
     const ComputeOverrides extra = io::parse_compute_keys(kv, "--fit");
     std::vector<double> out;
     for (const auto& p : calib::predict_runs(set, which, extra, a.threads)) out.push_back(p.iteration_s);

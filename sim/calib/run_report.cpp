@@ -35,6 +35,11 @@ std::string stats_line(const std::string& what, const ErrorStats& s) {
 
 }  // namespace
 
+std::string fit_value_text(const std::string& key, double value, int digits) {
+  const bool time = key == "gemm_tile_latency" || key == "launch_overhead";
+  return fmt::format("{:.{}g}{}", value, digits, time ? " us" : "");
+}
+
 std::string format_run_fit(const RunSet& set, const std::vector<FitParameter>& params, const RunFit& fit) {
   std::string out = fmt::format("# plansim calibrate --runs {}: {} runs on {}\n", set.file, set.runs.size(), set.gpu);
   for (size_t k = 0; k < params.size(); ++k)
@@ -87,7 +92,8 @@ std::string fitted_profile_yaml(const RunSet& set, const std::vector<FitParamete
     if (sources.insert(r.source).second) y += fmt::format("    - {}\n", quoted(r.source));
   y += "compute:\n";
   for (const auto& [k, v] : info.kept) y += fmt::format("  {}: {}\n", k, v);
-  for (size_t k = 0; k < params.size(); ++k) y += fmt::format("  {}: {:.4g}\n", params[k].key, fit.values[k]);
+  for (size_t k = 0; k < params.size(); ++k)
+    y += fmt::format("  {}: {}\n", params[k].key, fit_value_text(params[k].key, fit.values[k], 4));
   y += "fit:  # for people; not read back\n";
   y += "  method: \"least squares on ln(predicted/published time), Levenberg-Marquardt, Huber weights "
        "(sim/calib/run_fit.hpp)\"\n";

@@ -12,6 +12,10 @@
 
 namespace plansim::calib {
 
+// A fitted value as its compute key reads it: times carry " us" (their fits run in microseconds).
+// `digits`: significant digits.
+std::string fit_value_text(const std::string& key, double value, int digits = 17);
+
 struct FittedProfileInfo {
   std::string name, stack, command;
   std::vector<std::string> applies_to;

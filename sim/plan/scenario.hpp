@@ -127,17 +127,36 @@ struct ComputeOverrides {
 };
 
 // Calls fn(a.key, b.key) for every key of ComputeOverrides (calibration profiles merge through this).
-// A new key must be added here too; the size check below fails to compile until it is.
+// A new key must be added here and to the shape below; the size check fails to compile until it is.
 template <class A, class B, class Fn>
 void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.matmul_tflops, b.matmul_tflops);
-  fn(a.gemm_half_flops, b.gemm_half_flops);
+  fn(a.mamf_shape, b.mamf_shape);
+  fn(a.sm_count, b.sm_count);
+  fn(a.gemm_tile_k_bytes, b.gemm_tile_k_bytes);
+  fn(a.gemm_tile_latency, b.gemm_tile_latency);
+  fn(a.gemm_feed_ratio, b.gemm_feed_ratio);
+  fn(a.sustained_factor, b.sustained_factor);
+  fn(a.grouped_gemm_efficiency, b.grouped_gemm_efficiency);
+  fn(a.moe_load_imbalance, b.moe_load_imbalance);
   fn(a.attention_efficiency, b.attention_efficiency);
   fn(a.hbm_efficiency, b.hbm_efficiency);
   fn(a.launch_overhead, b.launch_overhead);
   fn(a.comm_slowdown, b.comm_slowdown);
 }
-static_assert(sizeof(ComputeOverrides) == 5 * sizeof(std::optional<double>) + sizeof(std::optional<Time>),
+namespace detail {
+struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in order
+  std::optional<double> a;
+  std::optional<std::array<double, 3>> b;
+  std::optional<int> c;
+  std::optional<double> d;
+  std::optional<Time> e;
+  std::optional<double> f, g, h, i, j, k;
+  std::optional<Time> l;
+  std::optional<double> m;
+};
+}  // namespace detail
+static_assert(sizeof(ComputeOverrides) == sizeof(detail::ComputeOverridesShape),
               "ComputeOverrides gained a key: add it to for_each_compute_key");
 
 struct NcclModelParams;  // sim/coll/nccl_model.hpp
