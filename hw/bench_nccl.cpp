@@ -190,6 +190,7 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
           });
         if (const std::string why = control.watch(running); !why.empty()) {
           for (auto& t : threads) t.join();
+          world.forget_aborted();
           procs.abort("bench nccl stopped: " + why, 5);
           throw std::runtime_error("bench nccl stopped: " + why);
         }

@@ -58,7 +58,8 @@ class CudaBackend final : public ExecBackend {
     if (lt_ != nullptr) cublasLtDestroy(lt_);
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
     for (cudaStream_t s : streams_) cudaStreamDestroy(s);
-    for (ncclComm_t c : comms_) ncclCommDestroy(c);
+    if (!ctl_.aborting())  // after ncclCommAbort (the watchdog) they are already gone
+      for (ncclComm_t c : comms_) ncclCommDestroy(c);
   }
 
   void bind_thread() override { PLANSIM_CUDA(cudaSetDevice(opt_.device)); }

@@ -58,6 +58,8 @@ class NcclWorld {
   [[nodiscard]] int device(int local) const { return devices_[static_cast<std::size_t>(local)]; }
   [[nodiscard]] int global_rank(int local) const { return first_rank_ + local; }
   [[nodiscard]] ncclComm_t comm(int local) const { return comms_[static_cast<std::size_t>(local)]; }
+  // After ncclCommAbort (run_control.hpp) the communicators are gone: the destructor must not destroy them.
+  void forget_aborted() { comms_.clear(); }
 
  private:
   int nranks_ = 0;

@@ -42,7 +42,7 @@ std::string on_ranks(int local, const NcclWorld& world, RunControl& ctl, bool wa
 }  // namespace
 
 ExecuteResult execute_on_gpus(const LaunchPlan& plan, const ExecuteOptions& opt, const ProcessGroup& procs,
-                              const NcclWorld& world) {
+                              NcclWorld& world) {
   if (world.nranks() != plan.world)
     throw std::invalid_argument(fmt::format("the plan needs {} ranks, the NCCL world has {}", plan.world, world.nranks()));
   const int local = world.local_count();
@@ -57,6 +57,7 @@ ExecuteResult execute_on_gpus(const LaunchPlan& plan, const ExecuteOptions& opt,
   }
   auto stop = [&](const std::string& why) {
     ctl.abort_all();
+    world.forget_aborted();  // aborted with the rest; the backends skip theirs too
     const std::string msg = fmt::format("the run stopped: {} (process {} of {})", why, procs.rank(), procs.size());
     if (procs.size() > 1) procs.abort(msg, 5);
     throw std::runtime_error(msg);

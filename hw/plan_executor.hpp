@@ -29,6 +29,6 @@ struct ExecuteResult {
 
 // `world` must have exactly plan.world ranks. Throws on failure (after aborting the others).
 ExecuteResult execute_on_gpus(const LaunchPlan& plan, const ExecuteOptions& opt, const ProcessGroup& procs,
-                              const NcclWorld& world);
+                              NcclWorld& world);
 
 }  // namespace plansim::hw
