@@ -238,3 +238,20 @@ TEST_CASE("hw run: measured spans become the simulator's report and validate aga
   CHECK(mean[0][1].start_s == 2);
   CHECK(mean[0][1].end_s == 4);
 }
+
+TEST_CASE("hw run executes the simulator's programs: DualPipe (two-way PP lanes) and Llama 3 70B", "[hw][run]") {
+  for (const char* name : {"dualpipe-moe-64-h100", "llama3-70b-64-h100"}) {
+    INFO(name);
+    RunArgs args;
+    args.file = scenario(name);
+    args.scale_layers = 8;
+    const PreparedRun hw = prepare_run(args);
+    check_launches_are_programs(hw.plan, hw.launches);
+    const PlanRun sim = simulate_plan(hw.loaded.scenario, hw.loaded.topology, SimulateOptions{false});
+    REQUIRE(sim.plan.programs.size() == hw.plan.programs.size());
+    for (size_t r = 0; r < sim.plan.programs.size(); ++r) {
+      REQUIRE(sim.plan.programs[r].ops.size() == hw.plan.programs[r].ops.size());
+      CHECK(sim.plan.programs[r].deps == hw.plan.programs[r].deps);
+    }
+  }
+}
