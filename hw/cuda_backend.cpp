@@ -123,7 +123,14 @@ class CudaBackend final : public ExecBackend {
           const auto key = std::pair{key_of(k.dims), k.backward};
           if (!sdpa_.contains(key)) {
             const DimsKey d = key.first;
-            auto p = std::make_unique<CudnnSdpa>(cudnn_, SdpaShape{d[3], d[0], d[1], d[2], k.causal, k.backward}, attn_dtype_);
+            std::unique_ptr<CudnnSdpa> p;
+            try {
+              p = std::make_unique<CudnnSdpa>(cudnn_, SdpaShape{d[3], d[0], d[1], d[2], k.causal, k.backward}, attn_dtype_);
+            } catch (const GpuError& e) {
+              throw std::runtime_error(fmt::format("cuDNN's fused attention ({} x {} queries x {} keys x head dim {}, {}): "
+                                                   "{}; --unfused-attention times it unfused instead",
+                                                   d[3], d[0], d[1], d[2], k.backward ? "backward" : "forward", e.what()));
+            }
             attention_workspace = std::max(attention_workspace, p->workspace_bytes());
             sdpa_.emplace(key, std::move(p));
           }

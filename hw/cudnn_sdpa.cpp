@@ -82,6 +82,11 @@ class Graph {
     return t;
   }
   int64_t next_uid() { return next_virtual_++; }
+  // The by-value softmax scale, one descriptor however many ops use it.
+  const Desc& scale() {
+    if (scale_ == nullptr) scale_ = &tensor(kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true);
+    return *scale_;
+  }
   const Desc& virt(const Dims& dims, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
     return tensor(next_virtual_++, dims, packed(dims), type);
   }
@@ -134,9 +139,8 @@ class Graph {
   const Desc& scores(const Desc& q, const Desc& kt, const Dims& sdims, bool causal) {
     const Desc& s = virt(sdims);
     matmul(q, kt, s);
-    const Desc& scale = tensor(kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true);
     const Desc& scaled = virt(sdims);
-    pointwise(CUDNN_POINTWISE_MUL, s, &scale, scaled);
+    pointwise(CUDNN_POINTWISE_MUL, s, &scale(), scaled);
     if (!causal) return scaled;
     const Desc& row = virt(sdims, CUDNN_DATA_INT32);
     const Desc& col = virt(sdims, CUDNN_DATA_INT32);
@@ -215,6 +219,7 @@ class Graph {
   std::vector<std::unique_ptr<Desc>> owned_;
   std::vector<cudnnBackendDescriptor_t> ops_;
   std::unique_ptr<Desc> plan_;
+  const Desc* scale_ = nullptr;
   int64_t workspace_ = 0;
 };
 
@@ -286,9 +291,8 @@ CudnnSdpa::CudnnSdpa(void* handle, const SdpaShape& sh, GemmDtype dtype) {
     g.pointwise(CUDNN_POINTWISE_SUB, dP, &dot, diff);
     const Desc& dS0 = g.virt(sd);
     g.pointwise(CUDNN_POINTWISE_MUL, P, &diff, dS0);
-    const Desc& scale = g.tensor(kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true);
     const Desc& dS = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_MUL, dS0, &scale, dS);
+    g.pointwise(CUDNN_POINTWISE_MUL, dS0, &g.scale(), dS);
     // dQ = dS·K, dK = dSᵀ·Q.
     g.matmul(dS, K, dQ);
     const Desc& dSt = g.tensor(g.next_uid(), swap_last(sd), swap_last(packed(sd)), CUDNN_DATA_FLOAT);
