@@ -14,6 +14,7 @@
 #include "hw/check.hpp"
 #include "hw/cuda_raii.hpp"
 #include "hw/device.hpp"
+#include "hw/environment.hpp"
 #include "hw/gemm_problem.hpp"
 #include "hw/pattern.hpp"
 
@@ -50,8 +51,9 @@ GemmDtype parse_gemm_dtype(const std::string& name) {
   if (name == "bf16") return GemmDtype::kBf16;
   if (name == "fp16") return GemmDtype::kFp16;
   if (name == "fp32") return GemmDtype::kFp32;
+  if (name == "tf32") return GemmDtype::kTf32;
   if (name == "fp8") return GemmDtype::kFp8;
-  throw std::invalid_argument(fmt::format("unknown dtype '{}' (bf16, fp16, fp32 or fp8)", name));
+  throw std::invalid_argument(fmt::format("unknown dtype '{}' (bf16, fp16, tf32, fp32 or fp8)", name));
 }
 
 std::string dtype_name(GemmDtype dtype) {
@@ -59,6 +61,7 @@ std::string dtype_name(GemmDtype dtype) {
     case GemmDtype::kBf16: return "bf16";
     case GemmDtype::kFp16: return "fp16";
     case GemmDtype::kFp32: return "fp32";
+    case GemmDtype::kTf32: return "tf32";
     case GemmDtype::kFp8: return "fp8";
   }
   return "?";
@@ -68,9 +71,12 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
   const std::vector<GemmShape> shapes = opt.shapes.empty() ? default_gemm_shapes() : opt.shapes;
   PLANSIM_CUDA(cudaSetDevice(opt.device));
   const DeviceInfo dev = device_info(opt.device);
-  if (opt.dtype == GemmDtype::kFp8 && dev.cc_major * 10 + dev.cc_minor < 89)
-    throw std::invalid_argument(fmt::format("fp8 GEMMs need compute capability 8.9 or newer; {} is {}.{}", dev.name,
-                                            dev.cc_major, dev.cc_minor));
+  const int need = min_compute_capability(opt.dtype);
+  if (dev.cc_major * 10 + dev.cc_minor < need)
+    throw std::invalid_argument(fmt::format("{} GEMMs need compute capability {}.{} or newer; {} is {}.{}",
+                                            dtype_name(opt.dtype), need / 10, need % 10, dev.name, dev.cc_major,
+                                            dev.cc_minor));
+  NvmlSampler sampler({opt.device});  // clocks, power and throttling while the GEMMs run
   const std::string dtype = dtype_name(opt.dtype);
   const std::optional<double> peak = opt.peak_tflops > 0 ? std::optional(opt.peak_tflops * 1e12)
                                                          : peak_flops(dev, dtype);
@@ -85,7 +91,9 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
   DeviceBuffer workspace(kGemmWorkspaceBytes);
   nlohmann::json doc = make_bench_document("gemm", device_json(opt.device),
                                            {{"dtype", dtype}, {"iters", opt.iters}, {"warmup", opt.warmup},
-                                            {"layout", "TN column-major, fp32 accumulate"}});
+                                            {"layout", "TN column-major, fp32 accumulate"},
+                                            {"timed_data", "uniform random in [-1, 1); checked on {-1, 0, 1} first"},
+                                            {"fp8_fast_accumulation", opt.dtype == GemmDtype::kFp8}});
   std::cout << fmt::format("# plansim-hw bench gemm: {} on {} (peak {}), {} iterations after {} warm-up\n", dtype,
                            dev.name, peak ? fmt::format("{:.1f} TFLOP/s", *peak / 1e12) : "unknown", opt.iters,
                            opt.warmup)
@@ -115,6 +123,9 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
       if (std::abs(got - want) > std::abs(want) * (1.0 / 128.0) + 1e-6) ++wrong;
     }
     total_wrong += wrong;
+    // Timed on random data: zeros and small integers draw less power and run faster than real data.
+    fill_random_operand(a.get(), opt.dtype, m * k, kSeedA, stream.get());
+    fill_random_operand(b.get(), opt.dtype, k * n, kSeedB, stream.get());
     for (int i = 0; i < opt.warmup; ++i) launch();
     Event start, stop;
     start.record(stream.get());
@@ -132,6 +143,7 @@ int run_gemm_bench(const GemmBenchOptions& opt) {
     row["peak_flops"] = peak ? nlohmann::json(*peak) : nlohmann::json(nullptr);
     doc["rows"].push_back(row);
   }
+  doc["environment"] = bench_environment({opt.device}, sampler.stop());
   if (!opt.json.empty()) write_bench_json(opt.json, doc);
   return total_wrong == 0 ? 0 : 1;
 }

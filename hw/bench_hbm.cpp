@@ -10,6 +10,7 @@
 #include "hw/check.hpp"
 #include "hw/cuda_raii.hpp"
 #include "hw/device.hpp"
+#include "hw/environment.hpp"
 #include "hw/kernels.hpp"
 #include "hw/pattern.hpp"
 
@@ -40,6 +41,7 @@ int run_hbm_bench(const CopyBenchOptions& opt) {
   const DeviceInfo dev = device_info(opt.device);
   Stream stream;
   DeviceBuffer src(opt.max_bytes), dst(opt.max_bytes);
+  NvmlSampler sampler({opt.device});
   nlohmann::json doc = make_bench_document(
       "hbm", device_json(opt.device),
       {{"iters", opt.iters}, {"warmup", opt.warmup}, {"method", "cudaMemcpyAsync device to device"},
@@ -70,6 +72,7 @@ int run_hbm_bench(const CopyBenchOptions& opt) {
     doc["rows"].push_back({{"size_bytes", size}, {"time_s", seconds}, {"bytes_moved", 2 * size},
                            {"bandwidth_Bps", bw}, {"wrong", wrong}});
   }
+  doc["environment"] = bench_environment({opt.device}, sampler.stop());
   if (!opt.json.empty()) write_bench_json(opt.json, doc);
   return total_wrong == 0 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <nccl.h>
 
 #include <cstdlib>
+#include <atomic>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -15,9 +16,11 @@
 #include "hw/check.hpp"
 #include "hw/cuda_raii.hpp"
 #include "hw/device.hpp"
+#include "hw/environment.hpp"
 #include "hw/kernels.hpp"
 #include "hw/nccl_bootstrap.hpp"
 #include "hw/nccl_expect.hpp"
+#include "hw/run_control.hpp"
 
 namespace plansim::hw {
 namespace {
@@ -120,8 +123,10 @@ RankResult run_one(NcclOp op, Rank& r, int nranks, const OpCounts& c, bool in_pl
 int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
   if (opt.iters < 1 || opt.warmup < 0) throw std::invalid_argument("iterations must be >= 1 and warm-up >= 0");
   const std::vector<std::size_t> sizes = size_sweep(opt.min_bytes, opt.max_bytes, opt.factor);
-  NcclWorld world(procs, opt.gpus);
+  NcclWorld world(procs, opt.gpus, {}, opt.timeout_s);
   const int n = world.nranks();
+  RunControl control(opt.timeout_s);
+  for (int i = 0; i < world.local_count(); ++i) control.add(world.comm(i));
   std::vector<Rank> ranks(static_cast<std::size_t>(world.local_count()));
   for (int i = 0; i < world.local_count(); ++i) {
     Rank& r = ranks[static_cast<std::size_t>(i)];
@@ -137,6 +142,12 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
   }
 
   const bool leader = procs.rank() == 0;
+  std::vector<int> devices, global_ranks;
+  for (const Rank& r : ranks) {
+    devices.push_back(r.device);
+    global_ranks.push_back(r.rank);
+  }
+  NvmlSampler sampler(devices);
   // NCCL picks the algorithm unless NCCL_ALGO pins it; calibrate fits one curve per recorded algorithm.
   const char* algo_env = std::getenv("NCCL_ALGO");
   const std::string algorithm = algo_env != nullptr && *algo_env != '\0' ? algo_env : "auto";
@@ -163,15 +174,26 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
       std::vector<RankResult> results(ranks.size());
       std::vector<std::exception_ptr> errors(ranks.size());
       {
+        // A failing rank prints at once; the watchdog then aborts every communicator (releasing the ranks
+        // waiting in NCCL) and, under MPI, the job.
+        std::atomic<int> running{static_cast<int>(ranks.size())};
         std::vector<std::jthread> threads;
         for (std::size_t i = 0; i < ranks.size(); ++i)
           threads.emplace_back([&, i] {
             try {
               results[i] = run_one(opt.op, ranks[i], n, c, p == 1, opt);
-            } catch (...) {
+            } catch (const std::exception& e) {
               errors[i] = std::current_exception();
+              if (!control.aborting()) control.fail(ranks[i].rank, ranks[i].device, e.what());
             }
+            --running;
           });
+        if (const std::string why = control.watch(running); !why.empty()) {
+          for (auto& t : threads) t.join();
+          world.forget_aborted();
+          procs.abort("bench nccl stopped: " + why, 5);
+          throw std::runtime_error("bench nccl stopped: " + why);
+        }
       }
       for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
@@ -193,6 +215,9 @@ int run_nccl_bench(const NcclBenchOptions& opt, const ProcessGroup& procs) {
     if (leader) std::cout << nccl_table_line(opt.op, c.total * sizeof(float), c, timing[0],
                                              placements == 2 ? &timing[1] : nullptr) << std::flush;
   }
+  const nlohmann::json environment =
+      gather_environment(procs, local_environment(global_ranks, devices, sampler.stop()), nullptr, devices);
+  doc["environment"] = environment;
   if (leader) {
     std::cout << fmt::format("# Out of bounds values : {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED")
               << fmt::format("# Avg bus bandwidth    : {:.3f} GB/s\n", busbw_rows ? busbw_sum / busbw_rows / 1e9 : 0.0);

@@ -18,6 +18,7 @@ struct NcclBenchOptions {
   int iters = 20;
   int warmup = 5;
   std::string json;  // "" = no JSON
+  double timeout_s = 0;  // > 0: abort when the sweep takes longer (a hung peer)
 };
 
 // Runs the sweep, prints the table on process 0's stdout; returns 0, or 1 if any result was wrong.

@@ -12,6 +12,7 @@
 #include "hw/check.hpp"
 #include "hw/cuda_raii.hpp"
 #include "hw/device.hpp"
+#include "hw/environment.hpp"
 #include "hw/kernels.hpp"
 #include "hw/pattern.hpp"
 
@@ -40,6 +41,9 @@ int run_p2p_bench(const CopyBenchOptions& opt) {
       }
     }
   }
+  std::vector<int> all_devices;
+  for (int d = 0; d < count; ++d) all_devices.push_back(d);
+  NvmlSampler sampler(all_devices);
   nlohmann::json doc = make_bench_document("p2p", device_json(0),
                                            {{"iters", opt.iters}, {"warmup", opt.warmup},
                                             {"method", "cudaMemcpyPeerAsync on the source GPU's stream"}});
@@ -96,6 +100,7 @@ int run_p2p_bench(const CopyBenchOptions& opt) {
                      : fmt::format(" {:>7.1f}/{:<7.2f}", bw_matrix[i * n + j] / 1e9, lat_matrix[i * n + j] * 1e6);
     std::cout << line << '\n';
   }
+  doc["environment"] = bench_environment(all_devices, sampler.stop());
   if (!opt.json.empty()) write_bench_json(opt.json, doc);
   return total_wrong == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 #include "hw/bench_spec.hpp"
 
 #include <charconv>
+#include <string>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -69,6 +70,25 @@ OpCounts op_counts(NcclOp op, std::size_t size_bytes, std::size_t elem_bytes, in
   }
 }
 
+std::optional<double> spec_sm_clock_hz(int cc, int sm_count) {
+  struct Spec {
+    int cc, sms;
+    double mhz;
+  };
+  static constexpr Spec kSpecs[] = {{80, 108, 1410}, {90, 132, 1830}, {90, 114, 1620}, {89, 142, 2520}, {89, 58, 2040}};
+  for (const Spec& s : kSpecs)
+    if (s.cc == cc && s.sms == sm_count) return s.mhz * 1e6;
+  return std::nullopt;
+}
+
+double flops_per_clock_per_sm(int cc, const std::string& dtype) {
+  if (dtype == "bf16" || dtype == "fp16") return cc == 80 ? 2048 : cc == 89 ? 1024 : cc == 90 ? 4096 : 0;
+  if (dtype == "tf32") return cc == 80 ? 1024 : cc == 89 ? 512 : cc == 90 ? 2048 : 0;
+  if (dtype == "fp8") return cc == 89 ? 2048 : cc == 90 ? 8192 : 0;
+  if (dtype == "fp32") return cc == 80 ? 128 : cc == 89 ? 256 : cc == 90 ? 256 : 0;
+  return 0;
+}
+
 std::size_t parse_size(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty size");
   std::size_t multiplier = 1;
@@ -81,6 +101,11 @@ std::size_t parse_size(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size())
     throw std::invalid_argument(fmt::format("'{}' is not a size (an integer with an optional K, M or G suffix)", text));
+  // A GPU buffer holds at most 2^40 bytes here; larger values (or ones that overflow) are typos.
+  constexpr std::size_t kMaxSize = std::size_t{1} << 40;
+  if (value > kMaxSize / multiplier)
+    throw std::invalid_argument(fmt::format("size '{}{}' is above the largest supported size, 1024G", text,
+                                            multiplier == 1 ? "" : std::string(1, last)));
   return value * multiplier;
 }
 
@@ -91,7 +116,7 @@ std::vector<std::size_t> size_sweep(std::size_t min_bytes, std::size_t max_bytes
   std::vector<std::size_t> sizes;
   for (std::size_t s = min_bytes; s <= max_bytes; s *= factor) {
     sizes.push_back(s);
-    if (factor < 2) break;
+    if (factor < 2 || s > max_bytes / factor) break;  // the next step would pass max (or overflow)
   }
   return sizes;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,15 @@ struct GemmShape {
   [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 std::vector<GemmShape> parse_shapes(std::string_view list);  // throws std::invalid_argument
+
+// The SM clock behind the spec sheet's dense tensor-core TFLOP/s of a known data-centre GPU, identified
+// by compute capability (major * 10 + minor) and SM count (A100 1410 MHz, H100/H200 SXM 1830, H100 PCIe
+// 1620, H100 NVL 1545, L40S 2520, L4 2040); nullopt for others. Peak FLOP/s use it rather than the
+// maximum boost clock the driver reports (1980 MHz on H100 SXM: 8 % above the spec's 989 TFLOP/s).
+std::optional<double> spec_sm_clock_hz(int compute_capability, int sm_count);
+// Dense FLOP per clock per SM (an FMA counts 2) for "bf16", "fp16", "tf32", "fp32" (CUDA cores), "fp8";
+// 0 when the architecture (sm_80, sm_89, sm_90) or dtype is unknown.
+double flops_per_clock_per_sm(int compute_capability, const std::string& dtype);
 std::vector<GemmShape> default_gemm_shapes();
 
 }  // namespace plansim::hw

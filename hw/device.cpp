@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/bench_spec.hpp"
 #include "hw/check.hpp"
 
 namespace plansim::hw {
@@ -53,22 +54,21 @@ nlohmann::json device_json(int ordinal) {
                       {"cuda_driver", driver},
                       {"cuda_runtime", runtime},
                       {"nccl", nccl}};
-  for (const char* dtype : {"bf16", "fp16", "fp32", "fp8"})
+  for (const char* dtype : {"bf16", "fp16", "tf32", "fp32", "fp8"})
     if (auto p = peak_flops(d, dtype)) j["peak_flops"][dtype] = *p;
+  const auto spec = spec_sm_clock_hz(d.cc_major * 10 + d.cc_minor, d.sm_count);
+  j["peak_clock_hz"] = spec.value_or(d.sm_clock_hz);
+  j["peak_clock_source"] = spec ? "spec sheet" : "driver maximum clock (no spec entry for this GPU)";
   return j;
 }
 
 std::optional<double> peak_flops(const DeviceInfo& dev, const std::string& dtype) {
-  // Dense FLOP per clock per SM (an FMA counts 2). A100 (sm_80): 108 SMs x 1.41 GHz x 2048 = 312 TFLOP/s
-  // bf16; H100 SXM (sm_90): 132 x 1.83 GHz x 4096 = 989 TFLOP/s bf16, 1979 fp8; L40S (sm_89): 142 x 2.52 GHz
-  // x 1024 = 366 bf16. fp32 is the CUDA-core rate (no TF32).
+  // Dense FLOP per clock per SM x SMs x the spec sheet's clock (bench_spec.hpp): H100 SXM 132 x 4096 x
+  // 1.83 GHz = 989 TFLOP/s bf16. Unknown parts fall back to the driver's maximum clock.
   const int cc = dev.cc_major * 10 + dev.cc_minor;
-  double per_sm = 0;
-  if (dtype == "bf16" || dtype == "fp16") per_sm = cc == 80 ? 2048 : cc == 89 ? 1024 : cc == 90 ? 4096 : 0;
-  if (dtype == "fp8") per_sm = cc == 89 ? 2048 : cc == 90 ? 8192 : 0;
-  if (dtype == "fp32") per_sm = cc == 80 ? 128 : cc == 89 ? 256 : cc == 90 ? 256 : 0;
+  const double per_sm = flops_per_clock_per_sm(cc, dtype);
   if (per_sm == 0) return std::nullopt;
-  return per_sm * dev.sm_count * dev.sm_clock_hz;
+  return per_sm * dev.sm_count * spec_sm_clock_hz(cc, dev.sm_count).value_or(dev.sm_clock_hz);
 }
 
 }  // namespace plansim::hw

@@ -13,6 +13,8 @@ GemmTypes gemm_types(GemmDtype d) {
     case GemmDtype::kBf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2};
     case GemmDtype::kFp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2};
     case GemmDtype::kFp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4};
+    // TF32: fp32 operands on the tensor cores (plain CUBLAS_COMPUTE_32F would run on the CUDA cores).
+    case GemmDtype::kTf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4};
     case GemmDtype::kFp8: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2};
   }
   throw std::invalid_argument("unknown dtype");
@@ -36,6 +38,11 @@ GemmProblem::GemmProblem(cublasLtHandle_t lt, const GemmShape& s, GemmDtype dtyp
     const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
     PLANSIM_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof(trans_a)));
     PLANSIM_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof(trans_b)));
+    if (dtype == GemmDtype::kFp8) {
+      // Fast accumulation (no periodic promotion to fp32), as Transformer Engine's forward GEMMs run.
+      const std::int8_t fast = 1;
+      PLANSIM_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
+    }
     PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&a_, t.ab, k, m, static_cast<std::int64_t>(k)));
     PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&b_, t.ab, k, n, static_cast<std::int64_t>(k)));
     PLANSIM_CUBLAS(cublasLtMatrixLayoutCreate(&d_, t.cd, m, n, static_cast<std::int64_t>(m)));
@@ -53,9 +60,14 @@ GemmProblem::GemmProblem(cublasLtHandle_t lt, const GemmShape& s, GemmDtype dtyp
     if (st == CUBLAS_STATUS_SUCCESS)
       st = cublasLtMatmulAlgoGetHeuristic(lt, op_, a_, b_, d_, d_, pref, 1, &algo_, &found);
     cublasLtMatmulPreferenceDestroy(pref);
+    if (found == 0 || st == CUBLAS_STATUS_NOT_SUPPORTED) {
+      const std::string why = gemm_tiling_problem(static_cast<double>(s.m), static_cast<double>(s.n),
+                                                  static_cast<double>(s.k), dtype);
+      throw std::runtime_error(fmt::format("cuBLASLt has no {} algorithm for {}x{}x{} (batch {}){}",
+                                           dtype == GemmDtype::kFp8 ? "fp8" : "", s.m, s.n, s.k, batch,
+                                           why.empty() ? "" : ": " + why));
+    }
     PLANSIM_CUBLAS(st);
-    if (found == 0)
-      throw std::runtime_error(fmt::format("cuBLASLt has no algorithm for {}x{}x{} (batch {})", s.m, s.n, s.k, batch));
   } catch (...) {
     destroy();
     throw;

@@ -28,16 +28,26 @@ __global__ void fill_operand_kernel(T* p, std::size_t n, std::uint64_t seed) {
     p[i] = T(gemm_operand(seed, i));
 }
 
+template <class T>
+__global__ void fill_random_kernel(T* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{blockDim.x} * gridDim.x)
+    p[i] = T(random_operand(seed, i));
+}
+
 __global__ void copy_kernel(const uint4* src, uint4* dst, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{blockDim.x} * gridDim.x)
     dst[i] = src[i];
 }
 
 // One block per row: max, sum of exponentials, normalise (three passes over the row, in fp32).
+// Causal: keys past `last` are masked (excluded, written as 0).
 template <class T>
-__global__ void softmax_kernel(T* data, std::size_t cols) {
+__global__ void softmax_kernel(T* data, std::size_t all_cols, std::size_t queries, bool causal) {
   __shared__ float partial[kThreads];
-  T* row = data + blockIdx.x * cols;
+  T* row = data + blockIdx.x * all_cols;
+  const std::size_t q = blockIdx.x % queries;
+  const std::size_t cols = causal ? q + all_cols - queries + 1 : all_cols;
+  for (std::size_t j = cols + threadIdx.x; j < all_cols; j += blockDim.x) row[j] = T(0.0f);
   float m = -3.0e38f;
   for (std::size_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, static_cast<float>(row[j]));
   partial[threadIdx.x] = m;
@@ -69,16 +79,36 @@ void copy_bytes(const void* src, void* dst, std::size_t bytes, cudaStream_t stre
   PLANSIM_CUDA(cudaGetLastError());
 }
 
-void softmax_rows(void* data, std::size_t element_bytes, std::size_t rows, std::size_t cols, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
+void softmax_rows(void* data, std::size_t element_bytes, std::size_t rows, std::size_t cols, std::size_t queries,
+                  bool causal, cudaStream_t stream) {
+  if (rows == 0 || cols == 0 || queries == 0 || queries > cols) return;
   const auto grid = static_cast<unsigned>(rows);
-  if (element_bytes == 4) softmax_kernel<<<grid, kThreads, 0, stream>>>(static_cast<float*>(data), cols);
-  else softmax_kernel<<<grid, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), cols);
+  if (element_bytes == 4) softmax_kernel<<<grid, kThreads, 0, stream>>>(static_cast<float*>(data), cols, queries, causal);
+  else softmax_kernel<<<grid, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(data), cols, queries, causal);
   PLANSIM_CUDA(cudaGetLastError());
 }
 
 void fill_pattern(float* p, std::size_t n, std::uint64_t rank, cudaStream_t stream) {
   fill_pattern_kernel<<<blocks_for(n), kThreads, 0, stream>>>(p, n, rank);
+  PLANSIM_CUDA(cudaGetLastError());
+}
+
+void fill_random_operand(void* p, GemmDtype dtype, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  switch (dtype) {
+    case GemmDtype::kBf16:
+      fill_random_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(p), n, seed);
+      break;
+    case GemmDtype::kFp16:
+      fill_random_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<__half*>(p), n, seed);
+      break;
+    case GemmDtype::kFp32:
+    case GemmDtype::kTf32:
+      fill_random_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<float*>(p), n, seed);
+      break;
+    case GemmDtype::kFp8:
+      fill_random_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(p), n, seed);
+      break;
+  }
   PLANSIM_CUDA(cudaGetLastError());
 }
 
@@ -91,6 +121,7 @@ void fill_gemm_operand(void* p, GemmDtype dtype, std::size_t n, std::uint64_t se
       fill_operand_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<__half*>(p), n, seed);
       break;
     case GemmDtype::kFp32:
+    case GemmDtype::kTf32:
       fill_operand_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<float*>(p), n, seed);
       break;
     case GemmDtype::kFp8:

@@ -13,6 +13,7 @@
 #include "hw/bench_nccl.hpp"
 #include "hw/check.hpp"
 #include "hw/device.hpp"
+#include "hw/launch_env.hpp"
 #include "hw/nccl_bootstrap.hpp"
 #include "hw/run_command.hpp"
 #include "hw/selftest.hpp"
@@ -37,8 +38,10 @@ void add_sweep(CLI::App* app, SweepArgs& s, const std::string& min, const std::s
 }
 
 void add_timing(CLI::App* app, int& iters, int& warmup, std::string& json) {
-  app->add_option("-n,--iters", iters, "timed iterations per size")->capture_default_str();
-  app->add_option("-w,--warmup_iters", warmup, "untimed warm-up iterations per size")->capture_default_str();
+  app->add_option("-n,--iters", iters, "timed iterations per size")->capture_default_str()->check(CLI::PositiveNumber);
+  app->add_option("-w,--warmup_iters", warmup, "untimed warm-up iterations per size")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--json", json, "also write the results to this JSON file (schema: hw/README.md)");
 }
 
@@ -59,14 +62,18 @@ int main(int argc, char** argv) {
   b_nccl->add_option("--op", op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv")
       ->capture_default_str();
   add_sweep(b_nccl, nccl_sweep, "8", "128M", 2);
-  b_nccl->add_option("-g,--ngpus", nccl.gpus, "GPUs per process (default: all visible; 1 per MPI process)");
+  b_nccl->add_option("-g,--ngpus", nccl.gpus, "GPUs per process (default: all visible; 1 per MPI process)")
+      ->check(CLI::PositiveNumber);
+  b_nccl->add_option("--timeout", nccl.timeout_s, "abort every rank (and the MPI job) after this many seconds")
+      ->check(CLI::NonNegativeNumber);
   add_timing(b_nccl, nccl.iters, nccl.warmup, nccl.json);
 
   GemmBenchOptions gemm;
   std::string shapes, dtype = "bf16";
   CLI::App* b_gemm = bench->add_subcommand("gemm", "cuBLASLt GEMM throughput per shape");
   b_gemm->add_option("--shapes", shapes, "MxNxK,... (default: transformer GEMMs of typical models)");
-  b_gemm->add_option("--dtype", dtype, "bf16, fp16, fp32 or fp8 (fp8 needs sm_89+)")->capture_default_str();
+  b_gemm->add_option("--dtype", dtype, "bf16, fp16, tf32, fp32 or fp8 (tf32/bf16 need sm_80+, fp8 sm_89+)")
+      ->capture_default_str();
   b_gemm->add_option("-d,--device", gemm.device, "CUDA device")->capture_default_str();
   b_gemm->add_option("--peak-tflops", gemm.peak_tflops, "peak to compute efficiency against (default: device table)");
   add_timing(b_gemm, gemm.iters, gemm.warmup, gemm.json);
@@ -97,6 +104,14 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--dry-run", run.dry_run, "print the communicators, launches and buffers per rank; no device needed");
   run_cmd->add_option("-g,--ngpus", run.gpus_per_process, "GPUs per process (default: the plan's ranks; 1 per MPI process)")
       ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--devices", run.devices, "this process's GPUs, e.g. --devices 2,3 (default: see hw/README.md)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--timeout", run.timeout_s, "abort every rank (and the MPI job) after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("--eager", run.eager, "enqueue every iteration instead of replaying a CUDA graph per rank");
+  run_cmd->add_flag("--unfused-attention", run.unfused_attention,
+                    "time attention as cuBLASLt GEMMs + softmax instead of cuDNN's fused SDPA");
 
   CLI::App* selftest = app.add_subcommand("selftest", "small checked runs of every bench (exit 77 without a GPU)");
 
@@ -145,11 +160,38 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       std::cerr << "plansim-hw: " << e.what() << '\n';
       return kExitUsage;
+    } catch (const std::exception& e) {  // anything else the plan compiler throws: one line, not an abort
+      std::cerr << "plansim-hw: cannot plan this scenario: " << e.what() << '\n';
+      return kExitUsage;
     }
 
+  // `run` drives 8-10 streams per rank, beyond CUDA's default 8 hardware queues (streams sharing a queue
+  // serialise falsely; a spinning NCCL kernel can wait behind a queued GEMM). Set before any CUDA call;
+  // an explicit setting wins; the measurement records it with every CUDA_* variable.
+  if (prepared) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+
+  // gemm, hbm and p2p are one-process benches: under a launcher only its first task runs them (the others
+  // would time the same GPUs at once).
+  const bool single_process = b_gemm->parsed() || b_hbm->parsed() || b_p2p->parsed() || selftest->parsed();
+  if (single_process && launcher_world_size(process_env()) > 1 && launcher_rank(process_env()) != 0) {
+    std::cerr << "plansim-hw: this bench runs in one process; task " << launcher_rank(process_env())
+              << " of the launcher leaves it to task 0\n";
+    return 0;
+  }
+
   try {
+    auto same_job = [](const ProcessGroup& procs) {
+#ifdef PLANSIM_HAVE_MPI
+      constexpr bool with_mpi = true;
+#else
+      constexpr bool with_mpi = false;
+#endif
+      if (const std::string why = launcher_mismatch(process_env(), procs.size(), with_mpi); !why.empty())
+        throw std::invalid_argument(why);
+    };
     if (prepared) {
       ProcessGroup procs(&argc, &argv);
+      same_job(procs);
       return execute_run(run, *prepared, procs);
     }
     require_devices();
@@ -159,6 +201,7 @@ int main(int argc, char** argv) {
     }
     if (b_nccl->parsed()) {
       ProcessGroup procs(&argc, &argv);
+      same_job(procs);
       return run_nccl_bench(nccl, procs);
     }
     if (b_gemm->parsed()) return run_gemm_bench(gemm);

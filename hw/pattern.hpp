@@ -23,4 +23,13 @@ PLANSIM_HD inline float gemm_operand(std::uint64_t seed, std::uint64_t index) {
   return static_cast<float>(static_cast<int>(h % 3U) - 1);
 }
 
+// Uniform in [-1, 1) from a 64-bit hash of (seed, index): the timed GEMMs' operands.
+PLANSIM_HD inline float random_operand(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t h = (index + 0x632BE59BD9B4E019ULL) * 0x9E3779B97F4A7C15ULL + seed * 0xD1B54A32D192ED03ULL;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 32;
+  return static_cast<float>(static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
 }  // namespace plansim::hw

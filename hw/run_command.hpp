@@ -21,6 +21,10 @@ struct RunArgs {
   int scale_batch = 0;            // > 0: training.global_batch = N
   int warmup = 1, iters = 3;
   int gpus_per_process = 0;       // 0: the plan's world with one process, 1 per process under MPI
+  std::vector<int> devices{};     // --devices: this process's GPUs (default: see launch_env.hpp)
+  double timeout_s = 0;           // --timeout: abort every rank when the run takes longer (0 = none)
+  bool eager = false;             // --eager: enqueue every iteration instead of replaying a CUDA graph
+  bool unfused_attention = false; // --unfused-attention: cuBLASLt + softmax instead of cuDNN's fused SDPA
   bool dry_run = false;           // print what would be launched; no device
 };
 

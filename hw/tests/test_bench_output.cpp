@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "hw/bench_output.hpp"
+#include "sim/calib/calibrate.hpp"
+#include "sim/io/bench_reader.hpp"
 
 using namespace plansim::hw;
 
@@ -47,4 +49,17 @@ TEST_CASE("the nccl table has nccl-tests' columns, in-place N/A for out-of-place
   const std::string a2a = nccl_table_line(NcclOp::kAllToAll, 1024, a, t, nullptr);
   CHECK(a2a.find("N/A") != std::string::npos);
   CHECK(a2a.find("none") != std::string::npos);
+}
+
+TEST_CASE("bench JSON with the environment record still reads in plansim calibrate's reader", "[hw]") {
+  nlohmann::json doc = make_bench_document("hbm", {{"name", "test"}}, {{"iters", 20}});
+  doc["rows"].push_back({{"size_bytes", 1 << 20}, {"time_s", 1e-6}, {"bytes_moved", 2 << 20}, {"bandwidth_Bps", 2e12},
+                         {"wrong", 0}});
+  doc["environment"] = {{"tool", "plansim-hw 0.1.0"},
+                        {"versions", {{"nccl", 22809}}},
+                        {"variables", {{"CUDA_DEVICE_MAX_CONNECTIONS", "32"}}},
+                        {"processes", nlohmann::json::array({{{"host", "node01"}}})}};
+  plansim::calib::Measurements m;
+  CHECK_NOTHROW(plansim::io::read_bench_text(doc.dump(2), "hbm.json", m));
+  CHECK(m.hbm.size() == 1);
 }

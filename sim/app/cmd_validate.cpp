@@ -1,6 +1,7 @@
 // `plansim validate`: measured against simulated.
 //   plansim validate --sim SIM.json --measured HW.json [--tolerance X]   per op class and end to end; exit 1
-//       beyond the tolerance.
+//       beyond the tolerance. --measured may also be a PyTorch profiler (Kineto) Chrome trace: then both
+//       sides are compared per class total and NCCL op on the trace's rank (sim/io/kineto_trace_reader.hpp).
 //   plansim validate --runs RUNS.yaml... [--calibration P] [--expect E.yaml]   published end-to-end runs:
 //       predicted vs published per run, MAPE / max / bias per data set; with --expect, exit 1 when a data
 //       set's MAPE exceeds its recorded value by more than 1 point.
@@ -13,6 +14,7 @@
 #include "sim/calib/run_report.hpp"
 #include "sim/calib/validate.hpp"
 #include "sim/io/expected_mape.hpp"
+#include "sim/io/kineto_trace_reader.hpp"
 #include "sim/io/report_timings_reader.hpp"
 #include "sim/io/runs_yaml.hpp"
 
@@ -67,9 +69,10 @@ int validate_runs(const Args& a) {
 
 Command add_validate_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand("validate", "compare simulated with measured: a report, or published runs");
+  CLI::App* sub = app.add_subcommand("validate", "compare simulated with measured: a report, a trace, or published runs");
   sub->add_option("--sim", args->sim, "simulated report JSON");
-  sub->add_option("--measured", args->measured, "measured report JSON (plansim-hw)");
+  sub->add_option("--measured", args->measured,
+                  "measured report JSON (plansim-hw), or a PyTorch profiler (Kineto) Chrome trace");
   sub->add_option("--tolerance", args->tolerance,
                   "largest accepted relative error of the iteration time and of each class median (0.10 = 10 %)")
       ->capture_default_str()
@@ -83,10 +86,21 @@ Command add_validate_command(CLI::App& app) {
             if (!args->runs.empty()) return validate_runs(*args);
             if (args->sim.empty() || args->measured.empty())
               throw ConfigError(SourcePos{"plansim validate", 0, 0}, "give --sim and --measured, or --runs");
-            const calib::ReportTimings sim = io::read_report_timings(args->sim);
-            const calib::ReportTimings measured = io::read_report_timings(args->measured);
+            calib::ReportTimings sim = io::read_report_timings(args->sim);
+            calib::ReportTimings measured;
+            std::string header;
+            if (io::is_chrome_trace(args->measured)) {
+              const io::KinetoSummary k = io::read_kineto_trace(args->measured);
+              header = fmt::format("measured: Kineto trace of rank {}, {} ProfilerStep(s), median {:.4f} ms, {} kernels; "
+                                   "per iteration, by class and NCCL op\n",
+                                   k.rank, k.steps, k.iteration_s * 1e3, k.kernels);
+              measured = io::kineto_timings(k);
+              sim = io::aggregate_like_kineto(sim, k.rank);
+            } else {
+              measured = io::read_report_timings(args->measured);
+            }
             const calib::Validation v = calib::validate(sim, measured, args->tolerance);
-            write_output("-", calib::format_validation(v));
+            write_output("-", header + calib::format_validation(v));
             return v.within_tolerance ? kExitOk : kExitFindings;
           }};
 }

@@ -89,7 +89,7 @@ void read_document(const YamlFile& file, calib::Measurements& m) {
     MapReader c(file, cfg, "'config'");
     algorithm = c.optional<std::string>("algorithm", "auto");
   }
-  root.allow({"tool"});
+  root.allow({"tool", "environment"});  // the measurement record (hw/environment.hpp): not read here
   read_rows(file, bench, algorithm, root.require("rows"), m);
   root.finish();
   m.sources.push_back(file.name());
