@@ -22,9 +22,9 @@ struct Args {
   std::vector<std::string> inputs;
   std::string output = "-";
   std::string runs;
-  std::vector<std::string> fit, keep, applies_to;
+  std::vector<std::string> fit, keep, applies_to, datasets;
   std::string name, stack;
-  bool no_loo = false;
+  bool no_loo = false, loo_exact = false;
   unsigned threads = 0;
   std::string command_line;
 };
@@ -38,6 +38,7 @@ calib::FitParameter parse_fit(const std::string& text) {
   if (p.key == "sustained_factor") p = {p.key, 0.2, 1.0, 0.9};
   else if (p.key == "attention_efficiency") p = {p.key, 0.05, 1.0, 0.5};
   else if (p.key == "hbm_efficiency") p = {p.key, 0.2, 1.0, 0.85};
+  else if (p.key == "fp8_gemm_factor") p = {p.key, 0.2, 1.0, 0.8};
   else if (p.key == "grouped_gemm_efficiency") p = {p.key, 0.1, 1.0, 0.8};
   else if (p.key == "moe_load_imbalance") p = {p.key, 1.0, 4.0, 1.2};
   else if (p.key == "gemm_feed_ratio") p = {p.key, 0.3, 3.0, 1.0};
@@ -72,7 +73,7 @@ int run_fit(const Args& a) {
   }
   const ComputeOverrides fixed = io::parse_compute_keys(kept, "--keep");
   // Fits start from plansim's built-in defaults, not from any profile, so that they are reproducible.
-  const calib::RunSet set = io::load_runs(a.runs, {"calibration=none"});
+  const calib::RunSet set = io::load_runs(a.runs, {"calibration=none"}, a.datasets);
   std::vector<double> measured;
   for (const auto& r : set.runs) measured.push_back(r.measured_iteration_s());
   const calib::RunEvaluator evaluate = [&](const std::vector<double>& values, const std::vector<size_t>& which) {
@@ -85,7 +86,10 @@ int run_fit(const Args& a) {
   };
   calib::RunFit fit;
   try {
-    fit = calib::fit_runs(measured, params, evaluate, calib::RunFitOptions{!a.no_loo});
+    calib::RunFitOptions options;
+    options.leave_one_out = !a.no_loo;
+    options.loo_exact = a.loo_exact;
+    fit = calib::fit_runs(measured, params, evaluate, options);
   } catch (const calib::FitError& e) {
     throw ConfigError(SourcePos{a.runs, 0, 0}, std::string("cannot fit: ") + e.what());
   }
@@ -114,14 +118,18 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("--runs", args->runs, "published end-to-end runs (README \"Calibration profiles\")");
   sub->add_option("--fit", args->fit, "compute key to fit, KEY[=LO:HI[:START]] (repeatable; with --runs)");
   sub->add_option("--keep", args->keep, "compute key held fixed and written, KEY=VALUE (repeatable; with --runs)");
+  sub->add_option("--dataset", args->datasets, "fit only the runs of this data set (repeatable; with --runs)");
   sub->add_option("--name", args->name, "the profile's name (with --runs)");
   sub->add_option("--applies-to", args->applies_to, "GPU model prefix the profile is for, e.g. H100-SXM (repeatable)");
   sub->add_option("--stack", args->stack, "the software stack the runs used (free text)");
   sub->add_flag("--no-loo", args->no_loo, "skip the leave-one-out refits");
+  sub->add_flag("--loo-exact", args->loo_exact,
+                "refit every leave-one-out fold by Levenberg-Marquardt (default: one Gauss-Newton step)");
   sub->add_option("-j,--jobs", args->threads, "simulations at once (0 = one per core)")->capture_default_str();
   return {sub, [args] {
             if (!args->runs.empty()) {
               args->command_line = "plansim calibrate --runs " + args->runs;
+              for (const auto& d : args->datasets) args->command_line += " --dataset " + d;
               for (const auto& f : args->fit) args->command_line += " --fit " + f;
               for (const auto& k : args->keep) args->command_line += " --keep '" + k + "'";
               return run_fit(*args);

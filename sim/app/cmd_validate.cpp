@@ -24,7 +24,7 @@ namespace {
 struct Args {
   std::string sim, measured;
   double tolerance = 0.10;
-  std::vector<std::string> runs;
+  std::vector<std::string> runs, datasets;
   std::vector<std::string> sets;  // --calibration lands here as calibration=FILE
   std::string expect, write_expect;
   unsigned threads = 0;
@@ -36,7 +36,7 @@ int validate_runs(const Args& a) {
   std::string expected_text;
   const io::ExpectedMape expected = a.expect.empty() ? io::ExpectedMape{} : io::load_expected_mape(a.expect);
   for (const auto& file : a.runs) {
-    const calib::RunSet set = io::load_runs(file, a.sets);
+    const calib::RunSet set = io::load_runs(file, a.sets, a.datasets);
     std::vector<size_t> all(set.runs.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     const auto predictions = calib::predict_runs(set, all, ComputeOverrides{}, a.threads);
@@ -79,6 +79,7 @@ Command add_validate_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e9));
   sub->add_option("--runs", args->runs, "published runs files (validate/<gpu>/runs.yaml; repeatable)");
   add_calibration_option(sub, args->sets);
+  sub->add_option("--dataset", args->datasets, "only the runs of this data set (repeatable)");
   sub->add_option("--expect", args->expect, "recorded MAPE per data set (exit 1 when one rises > 1 point)");
   sub->add_option("--write-expect", args->write_expect, "write the MAPE per data set in --expect's format");
   sub->add_option("-j,--jobs", args->threads, "simulations at once (0 = one per core)");

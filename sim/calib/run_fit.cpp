@@ -207,13 +207,35 @@ RunFit fit_runs(const Vec& measured_s, const std::vector<FitParameter>& params, 
   out.evaluations = all.evaluations;
   if (options.leave_one_out) {
     out.loo_predicted_s.resize(measured_s.size());
+    const Vec w = huber_weights(full.r);
+    const size_t n = params.size();
     for (size_t held = 0; held < measured_s.size(); ++held) {
-      Problem fold{measured_s, params, evaluate, {}};
-      for (size_t i = 0; i < measured_s.size(); ++i)
-        if (i != held) fold.rows.push_back(i);
-      const Solution s = levenberg_marquardt(fold, full.u, options.loo_max_iterations);
-      out.loo_predicted_s[held] = evaluate(fold.values(s.u), {held}).at(0);
-      out.evaluations += fold.evaluations + 1;
+      Vec u = full.u;
+      if (options.loo_exact) {
+        Problem fold{measured_s, params, evaluate, {}};
+        for (size_t i = 0; i < measured_s.size(); ++i)
+          if (i != held) fold.rows.push_back(i);
+        u = levenberg_marquardt(fold, full.u, options.loo_max_iterations).u;
+        out.evaluations += fold.evaluations;
+      } else {
+        // One Gauss–Newton step from the full fit on the other runs, with the Jacobian at the full fit:
+        // their gradient there is −(the held-out run's term), since the full fit's gradient is zero.
+        std::vector<Vec> a(n, Vec(n, 0));
+        Vec g(n, 0);
+        for (size_t i = 0; i < full.r.size(); ++i) {
+          if (i == held) continue;
+          for (size_t k = 0; k < n; ++k) {
+            g[k] -= w[i] * full.jacobian[i][k] * full.r[i];
+            for (size_t l = 0; l < n; ++l) a[k][l] += w[i] * full.jacobian[i][k] * full.jacobian[i][l];
+          }
+        }
+        Vec dx;
+        if (solve(a, g, 0, dx))
+          for (size_t k = 0; k < n; ++k)
+            u[k] = std::clamp(u[k] + dx[k], std::log(params[k].lo), std::log(params[k].hi));
+      }
+      out.loo_predicted_s[held] = evaluate(all.values(u), {held}).at(0);  // the held-out run, simulated
+      out.evaluations += 1;
     }
   }
   return out;

@@ -45,6 +45,9 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   ComputeParams p;
   const double table = mamf_tflops(gpu.model, dtype);
   p.matmul = table > 0 ? TFLOPs_per_s(table) : gpu.peak(dtype) * 0.8;
+  const DType attention_dtype = dtype == DType::fp8 ? DType::bf16 : dtype;
+  const double attention_table = mamf_tflops(gpu.model, attention_dtype);
+  p.attention_matmul = attention_table > 0 ? TFLOPs_per_s(attention_table) : gpu.peak(attention_dtype) * 0.8;
   p.mamf_shape = mamf_best_shape(gpu.model, dtype);
   p.sm_count = gpu.sm_count;
   p.dtype = dtype;
@@ -54,13 +57,17 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
 
 ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   ComputeParams p = *this;
-  if (o.matmul_tflops) p.matmul = TFLOPs_per_s(*o.matmul_tflops);
+  if (o.matmul_tflops) {
+    p.matmul = TFLOPs_per_s(*o.matmul_tflops);
+    if (p.dtype != DType::fp8) p.attention_matmul = p.matmul;  // the same products' rate
+  }
   if (o.mamf_shape) p.mamf_shape = GemmDims{(*o.mamf_shape)[0], (*o.mamf_shape)[1], (*o.mamf_shape)[2], 1};
   if (o.sm_count) p.sm_count = *o.sm_count;
   if (o.gemm_tile_k_bytes) p.gemm_tile_k_bytes = *o.gemm_tile_k_bytes;
   if (o.gemm_tile_latency) p.gemm_tile_latency = *o.gemm_tile_latency;
   if (o.gemm_feed_ratio) p.gemm_feed_ratio = *o.gemm_feed_ratio;
   if (o.sustained_factor) p.sustained_factor = *o.sustained_factor;
+  if (o.fp8_gemm_factor) p.fp8_gemm_factor = *o.fp8_gemm_factor;
   if (o.grouped_gemm_efficiency) p.grouped_gemm_efficiency = *o.grouped_gemm_efficiency;
   if (o.moe_load_imbalance) p.moe_load_imbalance = *o.moe_load_imbalance;
   if (o.attention_efficiency) p.attention_efficiency = *o.attention_efficiency;
@@ -130,7 +137,8 @@ double ComputeModel::gemm_seconds_at(const GemmDims& d, double sm_rate) const {
 }
 
 double ComputeModel::gemm_seconds(const GemmDims& d, double rate_scale) const {
-  return gemm_seconds_at(d, sm_rate_ * p_.sustained_factor * rate_scale);
+  const double fp8 = p_.dtype == DType::fp8 ? p_.fp8_gemm_factor : 1.0;
+  return gemm_seconds_at(d, sm_rate_ * p_.sustained_factor * fp8 * rate_scale);
 }
 
 Time ComputeModel::op_time(const OpCost& op) const {
@@ -148,13 +156,14 @@ Time ComputeModel::op_time(const OpCost& op) const {
       // The op is work / dims.flops() such products (attention-like repeats; 1 for a plain GEMM).
       flop_s = work / op.dims.flops() * gemm_seconds(d, scale);
     } else if (op.cls == OpClass::attention) {
-      flop_s = work / (sustained * p_.attention_efficiency);
+      flop_s = work / (p_.attention_matmul.value() * p_.sustained_factor * p_.attention_efficiency);
     } else {
       flop_s = work / sustained;
     }
   }
-  const double mem_s = op.hbm_bytes / (p_.hbm.value() * p_.hbm_efficiency);
-  return Time::from_seconds(std::max(flop_s, mem_s)) + p_.launch_overhead;
+  const double hbm = p_.hbm.value() * p_.hbm_efficiency;
+  const double mem_s = op.hbm_bytes / hbm;
+  return Time::from_seconds(std::max(flop_s, mem_s) + op.unfused_bytes / hbm) + p_.launch_overhead;
 }
 
 Time ComputeModel::ops_time(const std::vector<OpCost>& ops) const {

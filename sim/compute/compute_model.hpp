@@ -47,6 +47,9 @@ namespace plansim {
 
 struct ComputeParams {
   FlopRate matmul;                 // MAMF for the model's dtype
+  // The rate attention's products run at: MAMF of the model's dtype, except fp8, whose attention runs in
+  // bf16 (Transformer Engine's FP8 recipes quantise the linear layers; FP8 attention is opt-in).
+  FlopRate attention_matmul;
   GemmDims mamf_shape{8192, 8192, 8192, 1};  // the shape MAMF was measured on (m, n, k)
   int sm_count = 0;                // 0 = unknown: tiles are not quantised into waves
   DType dtype = DType::bf16;       // element size for tk; fp32/tf32 write 4-byte outputs, others 2
@@ -54,6 +57,10 @@ struct ComputeParams {
   Time gemm_tile_latency = Time::zero();
   double gemm_feed_ratio = 1.0;
   double sustained_factor = 1.0;
+  // fp8 GEMMs keep a further fraction of the fp8 MAMF in training (1 for other dtypes): the MAMF burst
+  // is measured below the power limit that twice the bf16 rate reaches, and Transformer Engine casts and
+  // scales every operand (amax, transposes) around each fp8 GEMM.
+  double fp8_gemm_factor = 1.0;
   double grouped_gemm_efficiency = 1.0;
   double moe_load_imbalance = 1.0;
   double attention_efficiency = 0.75;

@@ -70,7 +70,8 @@ calib::MeasuredRun read_run(const YamlFile& f, const YAML::Node& n, const std::v
 
 }  // namespace
 
-calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides) {
+calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides,
+                        const std::vector<std::string>& datasets) {
   const YamlFile f = YamlFile::load(file);
   MapReader m(f, f.root(), "a runs file");
   const YAML::Node version = m.require("plansim_runs");
@@ -81,12 +82,19 @@ calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std
   const YAML::Node runs = m.require("runs");
   if (!runs.IsSequence() || runs.size() == 0) m.fail(runs, "'runs' must be a non-empty list");
   m.finish();
-  std::set<std::string> names;
+  std::set<std::string> names, seen;
+  const std::set<std::string> wanted(datasets.begin(), datasets.end());
   for (const auto& n : runs) {
+    if (!wanted.empty() && n.IsMap() && n["dataset"] && n["dataset"].IsScalar()) {
+      seen.insert(n["dataset"].Scalar());
+      if (wanted.count(n["dataset"].Scalar()) == 0) continue;
+    }
     set.runs.push_back(read_run(f, n, extra_overrides));
     if (!names.insert(set.runs.back().name).second)
       f.fail(n, fmt::format("two runs are named '{}'", set.runs.back().name));
   }
+  for (const auto& d : wanted)
+    if (seen.count(d) == 0) throw ConfigError(SourcePos{"--dataset " + d, 0, 0}, fmt::format("{} has no data set '{}'", file.string(), d));
   return set;
 }
 

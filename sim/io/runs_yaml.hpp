@@ -10,6 +10,8 @@
 
 namespace plansim::io {
 
-calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides = {});
+// `datasets`: only the runs of these data sets (empty: all); naming one the file does not have is an error.
+calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides = {},
+                        const std::vector<std::string>& datasets = {});
 
 }  // namespace plansim::io

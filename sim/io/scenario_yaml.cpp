@@ -33,7 +33,7 @@ const std::vector<std::string>& key_paths() {
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
-      "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor",
+      "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
       "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency",
       "compute.hbm_efficiency", "compute.launch_overhead", "compute.comm_slowdown"};
   return paths;
@@ -261,6 +261,7 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   if (m.has("gemm_tile_latency")) c.gemm_tile_latency = m.time("gemm_tile_latency");
   if (m.has("gemm_feed_ratio")) c.gemm_feed_ratio = m.positive_double("gemm_feed_ratio");
   if (m.has("sustained_factor")) c.sustained_factor = fraction("sustained_factor", 1);
+  if (m.has("fp8_gemm_factor")) c.fp8_gemm_factor = fraction("fp8_gemm_factor", 1);
   if (m.has("grouped_gemm_efficiency")) c.grouped_gemm_efficiency = fraction("grouped_gemm_efficiency", 1);
   if (m.has("moe_load_imbalance")) {
     c.moe_load_imbalance = m.positive_double("moe_load_imbalance");

@@ -56,6 +56,12 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   if (sh.flash_attention) {
     core.executed = attention_pairs(m.attention, s) / (s * s);
     core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
+  } else {
+    // The scores go through HBM: QKᵀ writes them, the fused scale-mask-softmax reads and writes them, A·V
+    // reads them (4 passes of e bytes); attention dropout (Megatron 2021) reads and writes them once more
+    // and writes a 1-byte mask.
+    const double scores = d(batch) * d(m.heads) / tp * (s / sh.cp) * s;
+    core.unfused_bytes = scores * (4 * e + (m.dropout ? 2 * e + 1 : 0));
   }
   f.attention.push_back(core);
   f.attention.push_back(gemm("attention_out", t, h / tp, h, e));
@@ -146,6 +152,7 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
     } else if (b.cls == OpClass::attention) {
       b.flops *= 2;  // dQ, dK, dV: two forward-sized GEMM pairs (Megatron's count)
       b.hbm_bytes *= 2;
+      b.unfused_bytes *= 2;  // dP written, read by the softmax (and dropout) backward with P, dS read twice
       b.executed *= b.backward_executed;
     } else {
       b.hbm_bytes *= 2;  // read activation + incoming gradient, write gradient

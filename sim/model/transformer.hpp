@@ -50,6 +50,10 @@ struct OpCost {
   // ((s+1)/2s causal) times flash backward's 5/4; padded expert GEMMs: capacity / routed tokens.
   double executed = 1;
   double backward_executed = 1;  // attention: its backward's executed / counted work (flash: 5/4)
+  // HBM traffic of separate memory-bound kernels folded into this op, added to its time rather than
+  // overlapped with its math: materialised attention's s×s scores (written by QKᵀ, read and written by
+  // the softmax and the dropout, read by A·V; backward twice that).
+  double unfused_bytes = 0;
   ExpertGemm expert{};
   [[nodiscard]] double executed_flops() const { return flops * executed; }
 };

@@ -118,6 +118,7 @@ struct ComputeOverrides {
   std::optional<Time> gemm_tile_latency;        // fixed cost per output tile beside its epilogue
   std::optional<double> gemm_feed_ratio;        // operand feed / what the 256×128 tile needs
   std::optional<double> sustained_factor;       // fraction of MAMF a training step sustains
+  std::optional<double> fp8_gemm_factor;        // fp8 GEMMs: further fraction of the fp8 MAMF kept in training
   std::optional<double> grouped_gemm_efficiency;  // MoE grouped GEMM rate / dense GEMM rate
   std::optional<double> moe_load_imbalance;     // busiest EP rank's routed tokens / mean (dropless)
   std::optional<double> attention_efficiency;   // fraction of the matmul rate flash attention reaches
@@ -137,6 +138,7 @@ void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.gemm_tile_latency, b.gemm_tile_latency);
   fn(a.gemm_feed_ratio, b.gemm_feed_ratio);
   fn(a.sustained_factor, b.sustained_factor);
+  fn(a.fp8_gemm_factor, b.fp8_gemm_factor);
   fn(a.grouped_gemm_efficiency, b.grouped_gemm_efficiency);
   fn(a.moe_load_imbalance, b.moe_load_imbalance);
   fn(a.attention_efficiency, b.attention_efficiency);
@@ -151,7 +153,7 @@ struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in orde
   std::optional<int> c;
   std::optional<double> d;
   std::optional<Time> e;
-  std::optional<double> f, g, h, i, j, k;
+  std::optional<double> f, g, g8, h, i, j, k;
   std::optional<Time> l;
   std::optional<double> m;
 };

@@ -49,6 +49,7 @@ std::string report_json(const Report& r) {
                                           {"gemm_tile_latency_us", c->gemm_tile_latency.seconds() * 1e6},
                                           {"gemm_feed_ratio", c->gemm_feed_ratio},
                                           {"sustained_factor", c->sustained_factor},
+                                          {"fp8_gemm_factor", c->fp8_gemm_factor},
                                           {"grouped_gemm_efficiency", c->grouped_gemm_efficiency},
                                           {"moe_load_imbalance", c->moe_load_imbalance},
                                           {"attention_efficiency", c->attention_efficiency},

@@ -144,3 +144,35 @@ TEST_CASE("MAMF table: H100 794.5, B200 1745, unknown GPU falls back to 0.8 × p
   g.model = "MysteryGPU";
   CHECK(ComputeParams::defaults(g, DType::bf16).matmul.value() == Approx(0.8 * 312e12));
 }
+
+TEST_CASE("compute model: fp8 training runs its attention at the bf16 rate", "[compute]") {
+  // Transformer Engine's FP8 recipes quantise the linear layers only: the attention op of an fp8 model
+  // takes exactly as long as the same op in a bf16 model (794.5, not 1453.4 TFLOP/s on H100).
+  ComputeParams p8 = ComputeParams::defaults(h100(), DType::fp8);
+  ComputeParams p16 = ComputeParams::defaults(h100(), DType::bf16);
+  const OpCost a{"attention_core", OpClass::attention, 1e12, 0};
+  CHECK(ComputeModel(p8).op_time(a) == ComputeModel(p16).op_time(a));
+  CHECK(p8.matmul.value() == Approx(1453.4e12));
+  CHECK(p8.attention_matmul.value() == Approx(794.5e12));
+}
+
+TEST_CASE("compute model: materialised attention adds its scores' HBM traffic to the math", "[compute]") {
+  // t = max(flops / rate, fused bytes / bw) + unfused bytes / bw: the softmax and dropout kernels run
+  // between the two products, so their traffic cannot hide under them.
+  ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  p.launch_overhead = Time::zero();
+  OpCost a{"attention_core", OpClass::attention, 1e12, 1e6};
+  a.unfused_bytes = 4e9;
+  const double bw = 0.85 * 3350e9;
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(1e12 / (0.75 * 794.5e12) + 4e9 / bw).epsilon(1e-6));
+}
+
+TEST_CASE("compute model: fp8_gemm_factor slows fp8 GEMMs only, in proportion", "[compute]") {
+  ComputeParams p8 = loop_only(DType::fp8), p16 = loop_only(DType::bf16);
+  const GemmDims d{4096, 4096, 4096, 1};
+  const double t8 = ComputeModel(p8).gemm_seconds(d), t16 = ComputeModel(p16).gemm_seconds(d);
+  p8.fp8_gemm_factor = 0.5;
+  p16.fp8_gemm_factor = 0.5;
+  CHECK(ComputeModel(p8).gemm_seconds(d) == Approx(2 * t8).epsilon(1e-9));
+  CHECK(ComputeModel(p16).gemm_seconds(d) == Approx(t16).epsilon(1e-12));
+}

@@ -239,6 +239,11 @@ TEST_CASE("causal attention: the kernel executes s(s+1)/2 of the s² pairs; mode
   const OpCost full = layer_forward(m, 0, 1, mat).attention[2];
   CHECK(full.executed_flops() == Approx(full.flops));
   CHECK(backward_of({full}, BackwardPart::both)[0].executed_flops() == Approx(2 * full.flops));
+  // Its s×s scores go through HBM (gpt3(): heads 96, dropout): 4 passes of 2 bytes, dropout another 2 + 2
+  // and a 1-byte mask, per score; backward twice that. Flash keeps them on chip.
+  CHECK(full.unfused_bytes == Approx(96 * s * s * (4 * 2 + (m.dropout ? 5 : 0))));
+  CHECK(backward_of({full}, BackwardPart::both)[0].unfused_bytes == Approx(2 * full.unfused_bytes));
+  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].unfused_bytes == 0);
   // Model FLOPs (MFU) are unchanged by the mask: still Megatron's closed form.
   m.attention.window = 512;
   CHECK(model_flops_per_iteration(m, 8) == Approx(megatron_model_flops(m, 8)).epsilon(1e-12));
