@@ -18,6 +18,7 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("measured", args->inputs, "bench JSON files (plansim-hw bench ... --json FILE)")->required();
   sub->add_option("-o,--output", args->output, "profile YAML to write ('-' = stdout)")->capture_default_str();
   return {sub, [args] {
+            check_output_path("--output", args->output);
             calib::Measurements m;
             for (const auto& path : args->inputs) io::read_bench_file(path, m);
             const calib::Profile profile = calib::calibrate(m);

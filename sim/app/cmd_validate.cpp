@@ -1,5 +1,6 @@
 // `plansim validate --sim SIM.json --measured HW.json [--tolerance X]`: error per op class and end to end;
 // exit 1 beyond the tolerance.
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/calib/validate.hpp"
 #include "sim/io/report_timings_reader.hpp"
@@ -18,7 +19,7 @@ Command add_validate_command(CLI::App& app) {
   sub->add_option("--tolerance", args->tolerance,
                   "largest accepted relative error of the iteration time and of each class median (0.10 = 10 %)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(number_in({0, 1e6}));
   return {sub, [args] {
             const calib::ReportTimings sim = io::read_report_timings(args->sim);
             const calib::ReportTimings measured = io::read_report_timings(args->measured);
