@@ -37,8 +37,12 @@ inline constexpr int64_t kMaxSweepPoints = 100'000;     // points of one `plansi
 inline constexpr int64_t kMaxJobs = 1024;               // -j worker threads
 inline constexpr int64_t kMaxTop = 1'000'000;           // search --top, --max-plans
 
-// Input files: larger files are refused before they are parsed (a YAML tree costs ~100x its text).
-inline constexpr int64_t kMaxInputFileBytes = 8 * 1024 * 1024;
+// Input files, refused before they are parsed: yaml-cpp scans a few MB/s and its tree costs ~450 bytes
+// per value, so these keep any input within ~1 s and ~100 MB (a report of per-op timings of a 16-rank
+// plan, the largest input plansim reads, is ~0.5 MB and ~50,000 values).
+inline constexpr int64_t kMaxInputFileBytes = 2 * 1024 * 1024;
+inline constexpr int64_t kMaxYamlValues = 100'000;            // scalars, lists and mappings in one file
+inline constexpr int64_t kMaxYamlExpandedValues = 1'000'000;  // the same with every alias expanded
 
 // Physical quantities, after the unit is applied (README "Units").
 inline constexpr double kMaxBytes = 1125899906842624.0;  // 1 PiB

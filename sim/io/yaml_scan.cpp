@@ -95,10 +95,12 @@ class Scanner : public YAML::EventHandler {
   void count(const YAML::Mark& mark, long size) {
     ++values_;
     expanded_ += size;
-    if (values_ > kMaxYamlValues)
-      fail(mark, fmt::format("more than {} values: larger than any plansim input (README 'Limits')", kMaxYamlValues));
-    if (expanded_ > kMaxYamlExpandedValues)
-      fail(mark, fmt::format("aliases here expand to more than {} values (README 'Limits')", kMaxYamlExpandedValues));
+    if (values_ > limits::kMaxYamlValues)
+      fail(mark, fmt::format("more than {} values: larger than any plansim input (README 'Limits')",
+                             limits::kMaxYamlValues));
+    if (expanded_ > limits::kMaxYamlExpandedValues)
+      fail(mark, fmt::format("aliases here expand to more than {} values (README 'Limits')",
+                             limits::kMaxYamlExpandedValues));
   }
 
   std::string name_, where_;

@@ -11,11 +11,9 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace plansim::io {
-
-inline constexpr long kMaxYamlValues = 250'000;
-inline constexpr long kMaxYamlExpandedValues = 1'000'000;
 
 // `name` is the file name for positions; when `where` is not empty every error is reported there
 // instead (a value from the command line).

@@ -31,7 +31,7 @@ expect_stderr "1,048,576 GPUs is more than 131,072, the cap" "$plansim" topo "$b
 expect_stderr "'layers' must be an integer from 1 to 4,096, got 2,000,000,000" "$plansim" run "$bad/scenario/layers_huge.yaml"
 expect_stderr "'channels' must be an integer from 1 to 64, got 1,000,000,000" \
   "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$bad/calibration/channels_huge.yaml"
-expect_stderr "is larger than 8 MiB, the cap on input files" "$plansim" topo /dev/zero
+expect_stderr "is larger than 2 MiB, the cap on input files" "$plansim" topo /dev/zero
 expect_bad "$plansim" topo /dev/zero
 expect_bad "$plansim" run "$bad/scenario/topology_devzero.yaml"
 expect_stderr "micro-batches per iteration .* is more than 65,536, the cap" "$plansim" run "$bad/scenario/micro_batches_cap.yaml"
