@@ -45,6 +45,7 @@ PlotSpec plot_bubble(const std::vector<std::filesystem::path>& scenarios, int jo
     std::string b;
     for (const auto& s : scenarios) {
       const PointResult r = run_point(s, {}, {});
+      rethrow_if_invalid(r);  // a scenario named on the command line that does not load is bad input
       if (r.valid)
         b += fmt::format("{},{},{}\n", r.metrics.micro_batches, 100 * r.metrics.bubble_overhead,
                          csv_label(s.stem().string()));
@@ -76,6 +77,8 @@ PlotSpec plot_tp_placement(const std::filesystem::path& scenario, const std::vec
   for (size_t i = 0; i < names.size(); ++i) {
     const auto& in = res[2 * i];
     const auto& across = res[2 * i + 1];
+    rethrow_if_invalid(in);  // a topology given with --topology that the plan cannot use is bad input
+    rethrow_if_invalid(across);
     b += fmt::format("{},{},{}\n", csv_label(names[i]), in.valid ? in.metrics.iteration_s : 0,
                      across.valid ? across.metrics.iteration_s : 0);
   }

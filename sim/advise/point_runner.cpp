@@ -24,8 +24,21 @@ PointResult run_point(const std::filesystem::path& scenario, const std::vector<s
     r.valid = true;
   } catch (const ConfigError& e) {
     r.error = e.what();
+    r.error_pos = e.pos();
+    r.error_message = e.message();
   }
   return r;
+}
+
+void rethrow_if_invalid(const PointResult& r) {
+  if (!r.valid) throw ConfigError(r.error_pos, r.error_message);
+}
+
+void rethrow_if_all_invalid_alike(const std::vector<PointResult>& points) {
+  if (points.size() < 2) return;  // one point: its value may be what is wrong, the table says so
+  for (const auto& p : points)
+    if (p.valid || p.error != points.front().error) return;
+  rethrow_if_invalid(points.front());
 }
 
 int default_jobs() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
@@ -64,9 +77,18 @@ std::vector<PointResult> run_points(const std::filesystem::path& scenario, const
                                     const std::vector<std::vector<std::string>>& points, int jobs,
                                     const ProgressFn& progress) {
   std::vector<PointResult> results(points.size());
+  // Progress is reported from the first valid point on: a run whose every point fails (bad input, one
+  // line on stderr) prints none.
+  std::atomic<bool> any_valid{false};
   parallel_for(
-      points.size(), jobs, [&](size_t, size_t i) { results[i] = run_point(scenario, base_sets, points[i]); },
-      progress);
+      points.size(), jobs,
+      [&](size_t, size_t i) {
+        results[i] = run_point(scenario, base_sets, points[i]);
+        if (results[i].valid) any_valid = true;
+      },
+      [&](size_t done, size_t total) {
+        if (progress && any_valid) progress(done, total);
+      });
   return results;
 }
 

@@ -9,22 +9,32 @@
 #include <vector>
 
 #include "sim/advise/point_metrics.hpp"
+#include "sim/core/error.hpp"
 
 namespace plansim::advise {
 
 struct PointResult {
   std::vector<std::string> sets;  // the point's own overrides
   bool valid = false;
-  std::string error;              // why the point is invalid
+  std::string error;              // why the point is invalid ("file:line:col: message")
+  SourcePos error_pos;            // the same, in parts, to rethrow it (rethrow_if_invalid)
+  std::string error_message;
   PointMetrics metrics;
 };
 
 // Called after each finished point with (done, total); from worker threads, serialised by a mutex.
+// run_points calls it only once some point is valid.
 using ProgressFn = std::function<void(size_t done, size_t total)>;
 
 std::vector<PointResult> run_points(const std::filesystem::path& scenario, const std::vector<std::string>& base_sets,
                                     const std::vector<std::vector<std::string>>& points, int jobs,
                                     const ProgressFn& progress = {});
+
+// Throws the point's ConfigError again when it is invalid (where an invalid point is bad input).
+void rethrow_if_invalid(const PointResult& r);
+// When every point of two or more failed with the same error (same place, same message), the error is
+// not the points' but the input's (a NaN in the file, a bad --set for all): throws it.
+void rethrow_if_all_invalid_alike(const std::vector<PointResult>& points);
 
 // One point, on the calling thread.
 PointResult run_point(const std::filesystem::path& scenario, const std::vector<std::string>& base_sets,

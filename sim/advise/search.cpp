@@ -138,16 +138,35 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
   }
   r.gpus = static_cast<int>(base.topology.num_gpus());
   std::vector<SearchPlan> all = enumerate_plans(base.scenario, base.topology);
-  for (const auto& [key, values] : options.only) {
-    if (all.empty()) break;
-    if (value_of(all.front().sets, key).empty())
-      throw ConfigError(SourcePos{"--only " + key, 0, 0}, "not a key the search varies (parallel.tp, parallel.pp, "
-                        "parallel.dp, parallel.cp, parallel.ep, parallel.zero, parallel.order, training.micro_batch, "
-                        "training.recompute, schedule.kind, schedule.virtual_stages)");
-    std::erase_if(all, [&](const SearchPlan& p) {
+  static const std::vector<std::string> kSearched = {
+      "parallel.tp",   "parallel.pp",          "parallel.dp",        "parallel.cp",   "parallel.ep",
+      "parallel.zero", "parallel.order",       "training.micro_batch", "training.recompute",
+      "schedule.kind", "schedule.virtual_stages"};
+  for (const auto& only : options.only) {
+    // Named, not structured bindings: clang 14 cannot capture those in a lambda.
+    const std::string& key = only.first;
+    const std::vector<std::string>& values = only.second;
+    if (std::find(kSearched.begin(), kSearched.end(), key) == kSearched.end()) {
+      throw ConfigError(SourcePos{"--only " + key, 0, 0},
+                        fmt::format("'{}' is not a key the search varies ({})", key, fmt::join(kSearched, ", ")));
+    }
+    // A value no enumerated plan has would leave nothing to rank, and nothing to do with memory.
+    std::vector<std::string> tried;
+    for (const auto& p : all)
+      if (const std::string v = value_of(p.sets, key); std::find(tried.begin(), tried.end(), v) == tried.end())
+        tried.push_back(v);
+    for (const auto& v : values)
+      if (std::find(tried.begin(), tried.end(), v) == tried.end())
+        throw ConfigError(SourcePos{"--only " + key + "=" + v, 0, 0},
+                          tried.empty() ? std::string("the search finds no valid plan for this model on this cluster")
+                                        : fmt::format("no plan the search tries has {}={} (it tries {})", key, v,
+                                                      fmt::join(tried, ", ")));
+    std::erase_if(all, [&key, &values](const SearchPlan& p) {
       return std::find(values.begin(), values.end(), value_of(p.sets, key)) == values.end();
     });
   }
+  if (all.empty() && !options.only.empty())
+    throw ConfigError(SourcePos{"--only", 0, 0}, "no plan the search tries has all the --only values together");
   r.enumerated = all.size();
   if (options.gpus > 0)
     for (auto& p : all) p.sets.insert(p.sets.begin(), fmt::format("nodes={}", *base.scenario.nodes));

@@ -5,23 +5,24 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/io/scenario_loader.hpp"
 
 #include <algorithm>
 
 namespace plansim::advise {
 
-VaryKey parse_vary(const std::string& text) {
-  const SourcePos where{"--vary " + text, 0, 0};
+VaryKey parse_vary(const std::string& text, const std::string& flag) {
+  const SourcePos where{flag + " " + text, 0, 0};
   const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) throw ConfigError(where, "--vary must look like key.path=v1,v2,...");
+  if (eq == std::string::npos || eq == 0) throw ConfigError(where, flag + " must look like key.path=v1,v2,...");
   VaryKey k;
   k.key = text.substr(0, eq);
   std::string cur;
   int depth = 0;
   for (char ch : text.substr(eq + 1)) {
     if (ch == '[' || ch == '{') ++depth;
-    if (ch == ']' || ch == '}') --depth;
+    if ((ch == ']' || ch == '}') && depth > 0) --depth;
     if (ch == ',' && depth == 0) {
       k.values.push_back(cur);
       cur.clear();
@@ -42,6 +43,14 @@ void check_scenario_key(const VaryKey& key) {
 }
 
 std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys) {
+  int64_t total = 1;
+  for (const auto& k : keys) {
+    total *= static_cast<int64_t>(std::max<size_t>(1, k.values.size()));
+    if (total > limits::kMaxSweepPoints)
+      throw ConfigError(SourcePos{"--vary " + k.key, 0, 0},
+                        fmt::format("the --vary keys make more than {} points, the cap (README 'Limits')",
+                                    limits::kMaxSweepPoints));
+  }
   std::vector<std::vector<std::string>> out{{}};
   for (const auto& k : keys) {
     std::vector<std::vector<std::string>> next;

@@ -14,13 +14,14 @@ struct VaryKey {
   std::vector<std::string> values;
 };
 
-// "key=v1,v2,..." (commas inside [...] or {...} belong to the value). Throws ConfigError.
-VaryKey parse_vary(const std::string& text);
+// "key=v1,v2,..." (commas inside [...] or {...} belong to the value). Throws ConfigError naming `flag`.
+VaryKey parse_vary(const std::string& text, const std::string& flag = "--vary");
 
 // Throws ConfigError when `key` is not a scenario key path (a typo would make every point invalid).
 void check_scenario_key(const VaryKey& key);
 
-// Points in row-major order (the last key varies fastest); each point is "key=value" per key.
+// Points in row-major order (the last key varies fastest); each point is "key=value" per key. More than
+// limits::kMaxSweepPoints points is a ConfigError, checked before any is built.
 std::vector<std::vector<std::string>> cartesian(const std::vector<VaryKey>& keys);
 
 struct SweepResult {

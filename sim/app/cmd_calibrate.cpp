@@ -127,6 +127,7 @@ Command add_calibrate_command(CLI::App& app) {
                 "refit every leave-one-out fold by Levenberg-Marquardt (default: one Gauss-Newton step)");
   sub->add_option("-j,--jobs", args->threads, "simulations at once (0 = one per core)")->capture_default_str();
   return {sub, [args] {
+            check_output_path("--output", args->output);
             if (!args->runs.empty()) {
               args->command_line = "plansim calibrate --runs " + args->runs;
               for (const auto& d : args->datasets) args->command_line += " --dataset " + d;

@@ -7,11 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/coll/collective_runner.hpp"
 #include "sim/coll/measure.hpp"
 #include "sim/coll/nccl_model.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/io/checked_number.hpp"
 #include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_compare.hpp"
 #include "sim/io/topology_loader.hpp"
@@ -35,24 +38,30 @@ struct CollOptions {
   std::string compare;
 };
 
-// nccl-tests' parsesize: a number with an optional K/M/G suffix meaning powers of 1024.
+// nccl-tests' parsesize: a number with an optional K/M/G suffix meaning powers of 1024 (io/checked_number.hpp).
 Bytes parse_size(const std::string& flag, const std::string& text) {
-  const SourcePos pos{flag, 0, 0};
-  size_t used = 0;
-  double v = 0;
   try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw ConfigError(pos, fmt::format("'{}' is not a size (a number with an optional K, M or G suffix)", text));
+    return io::parse_nccl_size(text);
+  } catch (const io::UnitError& e) {
+    throw ConfigError(SourcePos{flag, 0, 0}, e.what());
   }
-  std::string suffix = text.substr(used);
-  double mult = 1;
-  if (suffix == "K" || suffix == "k") mult = 1024.0;
-  else if (suffix == "M" || suffix == "m") mult = 1048576.0;
-  else if (suffix == "G" || suffix == "g") mult = 1073741824.0;
-  else if (!suffix.empty()) throw ConfigError(pos, fmt::format("'{}': unknown size suffix '{}' (K, M or G)", text, suffix));
-  if (v < 0) throw ConfigError(pos, "a size cannot be negative");
-  return Bytes(std::floor(v * mult));
+}
+
+// The sizes -b, ×f, ..., up to -e (nccl-tests' loop), each strictly larger than the one before (a
+// factor that rounds back down, as 1 × 1.5, still advances by a byte), at most kMaxCollectiveRows.
+std::vector<double> sweep_sizes(double lo, double hi, double factor) {
+  if (lo > hi) throw ConfigError(SourcePos{"-b", 0, 0}, fmt::format("the smallest size ({:.0f} B) is above -e ({:.0f} B)", lo, hi));
+  std::vector<double> sizes;
+  for (double s = lo; s <= hi;) {
+    if (static_cast<int64_t>(sizes.size()) == limits::kMaxCollectiveRows)
+      throw ConfigError(SourcePos{"-f", 0, 0},
+                        fmt::format("-b {:.0f} -e {:.0f} -f {:g} gives more than {} sizes, the cap (README 'Limits'): "
+                                    "raise -f or narrow -b .. -e", lo, hi, factor, limits::kMaxCollectiveRows));
+    sizes.push_back(s);
+    const double next = std::floor(s * factor);
+    s = next > s ? next : s + 1;
+  }
+  return sizes;
 }
 
 int dtype_bytes(const std::string& t) {
@@ -64,9 +73,9 @@ int dtype_bytes(const std::string& t) {
                     fmt::format("unknown type '{}' (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16)", t));
 }
 
-CollOp parse_op(const std::string& flag, const std::string& s) {
+CollOp parse_op(const SourcePos& where, const std::string& s) {
   if (auto op = coll_op_from_string(s)) return *op;
-  throw ConfigError(SourcePos{flag, 0, 0},
+  throw ConfigError(where,
                     fmt::format("unknown collective '{}' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, "
                                 "scatter, all_to_all, send_recv)", s));
 }
@@ -84,12 +93,19 @@ NcclModelParams model_for(const std::string& calibration) {
 
 int run_sweep(const CollOptions& o) {
   if (o.topology.empty()) throw ConfigError(SourcePos{"--topology", 0, 0}, "give --topology FILE (or --compare FILE)");
-  const CollOp op = parse_op("--op", o.op);
+  const CollOp op = parse_op(SourcePos{"--op", 0, 0}, o.op);
   const int word = dtype_bytes(o.dtype);
   const Bytes lo = parse_size("-b", o.min_bytes), hi = parse_size("-e", o.max_bytes);
   if (!(o.factor > 1.0)) throw ConfigError(SourcePos{"-f", 0, 0}, "the size factor must be greater than 1");
+  const std::vector<double> sizes = sweep_sizes(lo.value(), hi.value(), o.factor);
+  check_output_path("--json", o.json);
   const Topology topo = load_topology(o.topology, o.nodes > 0 ? std::optional<int>(o.nodes) : std::nullopt);
   const int gpus = o.gpus > 0 ? o.gpus : static_cast<int>(topo.num_gpus());
+  if (static_cast<size_t>(gpus) > topo.num_gpus())
+    throw ConfigError(SourcePos{"--gpus", 0, 0},
+                      fmt::format("{} GPUs asked, but topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
+  if (op == CollOp::send_recv && gpus < 2)
+    throw ConfigError(SourcePos{"--gpus", 0, 0}, "send_recv needs at least 2 GPUs (from GPU 0 to GPU gpus-1)");
   const NcclModelParams m = model_for(o.calibration);
   const int n = op == CollOp::send_recv ? 2 : gpus;
   std::string text = fmt::format("# plansim collective: {} on {} GPU{} of {} (predicted; nccl-tests columns)\n", to_string(op),
@@ -99,7 +115,7 @@ int run_sweep(const CollOptions& o) {
   text += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>10} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
                       "(GB/s)", "(GB/s)");
   nlohmann::json rows = nlohmann::json::array();
-  for (double s = lo.value(); s <= hi.value(); s = std::floor(s * o.factor)) {
+  for (const double s : sizes) {
     const CollectiveMeasurement r = measure_collective(topo, m, op, gpus, Bytes(s), o.algo, o.proto);
     const double alg = r.algbw_GBps(), bus = r.busbw_GBps(op, n);
     const auto count = static_cast<long long>(s / word);
@@ -108,7 +124,6 @@ int run_sweep(const CollOptions& o) {
                         r.protocol);
     rows.push_back({{"bytes", s}, {"count", count}, {"type", o.dtype}, {"time_us", r.time.micros()}, {"algbw_GBps", alg},
                     {"busbw_GBps", bus}, {"algorithm", r.algorithm}, {"protocol", r.protocol}});
-    if (s <= 0) break;
   }
   if (o.json != "-") write_output("-", text);
   if (!o.json.empty()) write_output(o.json, nlohmann::json{{"op", to_string(op)}, {"gpus", n}, {"topology", topo.name()},
@@ -130,8 +145,13 @@ int run_compare(const CollOptions& o) {
   double all_big = 0, all_small = 0;
   int n_big = 0, n_small = 0;
   for (const auto& t : tables) {
-    const CollOp op = parse_op(o.compare, t.op);
+    const CollOp op = parse_op(t.op_pos, t.op);
     const Topology topo = load_topology(t.topology, t.nodes);
+    for (const auto& row : t.rows)
+      if (static_cast<size_t>(row.gpus) > topo.num_gpus() || (op == CollOp::send_recv && row.gpus < 2))
+        throw ConfigError(row.pos, fmt::format("a row of {} GPUs, but table '{}' runs on topology '{}' of {} GPUs{}",
+                                               row.gpus, t.name, topo.name(), topo.num_gpus(),
+                                               op == CollOp::send_recv ? " (send_recv needs 2 or more)" : ""));
     const NcclModelParams m = t.calibration ? io::load_nccl_calibration(*t.calibration) : model_for(o.calibration);
     text += fmt::format("== {} ({} on {}{}; algo {}, proto {}{})\n", t.name, to_string(op), topo.name(),
                         t.nodes ? fmt::format(", {} nodes", *t.nodes) : "", t.algo, t.proto,
@@ -142,7 +162,12 @@ int run_compare(const CollOptions& o) {
     double big = 0, small = 0;
     int nb = 0, ns = 0;
     for (const auto& row : t.rows) {
-      const CollectiveMeasurement r = measure_collective(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
+      CollectiveMeasurement r;
+      try {
+        r = measure_collective(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
+      } catch (const ConfigError& e) {  // the table's algo, proto or op for this group: at the row
+        throw ConfigError(row.pos, fmt::format("table '{}': {}", t.name, e.message()));
+      }
       const double bus = r.busbw_GBps(op, row.gpus);
       const double err = row.busbw_GBps > 0 ? (bus - row.busbw_GBps) / row.busbw_GBps * 100.0 : 0.0;
       text += fmt::format("  {:>10} {:>5} {:>12.2f} {:>12.2f} {:>+8.1f}  {}/{}\n", human(row.bytes), row.gpus, bus,
@@ -168,15 +193,16 @@ Command add_collective_command(CLI::App& app) {
   auto o = std::make_shared<CollOptions>();
   CLI::App* sub = app.add_subcommand("collective", "nccl-tests on the simulator: time/algbw/busbw of a collective by size");
   sub->add_option("--topology", o->topology, "topology YAML (see topologies/)");
-  sub->add_option("--nodes", o->nodes, "override the number of servers")->check(CLI::PositiveNumber);
+  sub->add_option("--nodes", o->nodes, "override the number of servers")->check(count_in(1, limits::kMaxServers));
   sub->add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv");
   sub->add_option("--gpus", o->gpus, "group size: the first N GPUs of the topology, host-major (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(count_in(1, limits::kMaxGpus));
   sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, halving_doubling, hierarchical, chain, direct, send_recv");
   sub->add_option("--proto", o->proto, "auto, LL, LL128, Simple");
-  sub->add_option("-b,--minbytes", o->min_bytes, "smallest size (nccl-tests: K/M/G = powers of 1024)");
-  sub->add_option("-e,--maxbytes", o->max_bytes, "largest size");
-  sub->add_option("-f,--stepfactor", o->factor, "size multiplication factor between rows");
+  sub->add_option("-b,--minbytes", o->min_bytes, "smallest size (nccl-tests: K/M/G = powers of 1024)")->check(nccl_size());
+  sub->add_option("-e,--maxbytes", o->max_bytes, "largest size")->check(nccl_size());
+  sub->add_option("-f,--stepfactor", o->factor, "size multiplication factor between rows (> 1)")
+      ->check(number_in({1, 1e6, true}));
   sub->add_option("--dtype,-d", o->dtype, "element type for the count column (float, half, bfloat16, double, int8, ...)");
   sub->add_option("--calibration", o->calibration, "NCCL model calibration profile (validate/calibration/*.yaml)");
   sub->add_option("--json", o->json, "also write the rows as JSON to FILE ('-' = stdout, replacing the table)");

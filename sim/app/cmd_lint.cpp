@@ -1,11 +1,16 @@
 // `plansim lint FILE [--set k=v]... [--threshold name=value]... [--json FILE] [-j N]`: anti-patterns
 // of a plan, each with its fix as --set overrides and the fix's cost measured by simulating it.
 // Exit 0: no findings; 1: findings; 2: bad input.
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "sim/advise/lint.hpp"
 #include "sim/advise/point_runner.hpp"
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/io/checked_number.hpp"
 #include "sim/core/error.hpp"
 
 namespace plansim::app {
@@ -29,8 +34,10 @@ Command add_lint_command(CLI::App& app) {
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--threshold", opt->thresholds, "override a rule threshold, e.g. --threshold bubble_overhead=0.5");
   sub->add_option("--json", opt->json, "write the findings as JSON to FILE ('-' = stdout, replacing the text)");
-  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)")
+      ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
+            check_output_path("--json", opt->json);
             advise::LintOptions o;
             o.sets = opt->sets;
             o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
@@ -40,9 +47,9 @@ Command add_lint_command(CLI::App& app) {
               if (eq == std::string::npos) throw ConfigError(where, "a threshold must look like name=value");
               double v = 0;
               try {
-                v = std::stod(t.substr(eq + 1));
-              } catch (const std::exception&) {
-                throw ConfigError(where, "the value is not a number");
+                v = io::real_in(t.substr(eq + 1), {0, 1e12});
+              } catch (const io::UnitError& e) {
+                throw ConfigError(where, fmt::format("the value {}", e.what()));
               }
               if (!o.thresholds.set(t.substr(0, eq), v)) {
                 std::string names;

@@ -1,12 +1,17 @@
 // `plansim plot KIND [SCENARIO...] --out FILE.svg|.png [--set k=v]... [--vary k=v1,..]... [--metric M]
 //  [--topology T]... [--batches b1,b2,..] [-j N]`: figures through gnuplot (sim/advise/plot.hpp).
 // Kinds: bubble, tp-placement, dp-scaling, busbw, lint, sweep.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
 
 #include "sim/advise/plot.hpp"
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/io/checked_number.hpp"
+#include "sim/io/scenario_loader.hpp"
 #include "sim/core/error.hpp"
 
 namespace plansim::app {
@@ -46,10 +51,12 @@ Command add_plot_command(CLI::App& app) {
   sub->add_option("--metric", opt->metric, "sweep: the plotted metric (default tokens_per_s)");
   sub->add_option("--topology", opt->topologies, "tp-placement: topology YAML to compare (repeatable)");
   sub->add_option("--batches", opt->batches, "dp-scaling: global batches to simulate (comma-separated)");
-  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)")
+      ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
             using namespace advise;
             const int jobs = opt->jobs > 0 ? opt->jobs : default_jobs();
+            check_output_path("--out", opt->out);
             PlotSpec spec;
             if (opt->kind == "bubble") {
               std::vector<std::filesystem::path> s(opt->scenarios.begin(), opt->scenarios.end());
@@ -61,7 +68,13 @@ Command add_plot_command(CLI::App& app) {
               spec = plot_tp_placement(one_scenario(*opt), t, opt->sets, jobs);
             } else if (opt->kind == "dp-scaling") {
               std::vector<int64_t> b;
-              for (const auto& v : parse_vary("batches=" + opt->batches).values) b.push_back(std::stoll(v));
+              for (const auto& v : parse_vary("batches=" + opt->batches, "--batches").values) {
+                try {
+                  b.push_back(io::integer_in(v, {1, limits::kMaxGlobalBatch}));
+                } catch (const io::UnitError& e) {
+                  throw ConfigError(SourcePos{"--batches", 0, 0}, fmt::format("'{}': {}", v, e.what()));
+                }
+              }
               spec = plot_dp_scaling(one_scenario(*opt), opt->sets, b, jobs);
             } else if (opt->kind == "busbw") {
               if (opt->scenarios.empty())
@@ -80,7 +93,9 @@ Command add_plot_command(CLI::App& app) {
               }
               if (r.keys.empty() || r.keys.size() > 2)
                 throw ConfigError(SourcePos{"--vary", 0, 0}, "a sweep plot takes one or two --vary keys");
+              check_scenario_file(one_scenario(*opt), opt->sets);
               r.points = run_points(one_scenario(*opt), opt->sets, cartesian(r.keys), jobs);
+              rethrow_if_all_invalid_alike(r.points);
               spec = plot_sweep(r, opt->metric);
             }
             const std::string note = render_plot(spec, opt->out);

@@ -39,6 +39,8 @@ Command add_run_command(CLI::App& app) {
   sub->add_flag("--no-symmetry", opt->no_symmetry,
                 "execute every rank (no TP folding, no TP-collective memo): slower, the reference for both");
   return {sub, [opt] {
+            check_output_path("--json", opt->json);
+            check_output_path("--trace", opt->trace);
             LoadedScenario s = load_scenario(opt->file, opt->sets);
             listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());  // bad ranks: fail before the run
             PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry, !opt->json.empty()});

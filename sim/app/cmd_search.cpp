@@ -4,7 +4,9 @@
 
 #include "sim/advise/search.hpp"
 #include "sim/advise/sweep.hpp"
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/app/progress.hpp"
 
 namespace plansim::app {
@@ -29,13 +31,17 @@ Command add_search_command(CLI::App& app) {
   sub->add_option("file", opt->file, "scenario YAML (its model, training batch and cluster)")->required();
   sub->add_option("--set", opt->sets, "override a scenario key first (repeatable)");
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
-  sub->add_option("--gpus", opt->gpus, "GPUs to plan for (a whole number of servers; default: the scenario's)");
-  sub->add_option("--top", opt->top, "plans to print (default 10)");
+  sub->add_option("--gpus", opt->gpus, "GPUs to plan for (a whole number of servers; default: the scenario's)")
+      ->check(count_in(1, limits::kMaxGpus));
+  sub->add_option("--top", opt->top, "plans to print (default 10)")->check(count_in(1, limits::kMaxTop));
   sub->add_option("--json", opt->json, "write the top plans as JSON to FILE ('-' = stdout, replacing the text)");
-  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
-  sub->add_option("--max-plans", opt->max_plans, "simulate at most N plans after pruning (0 = all)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)")
+      ->check(count_in(0, limits::kMaxJobs));
+  sub->add_option("--max-plans", opt->max_plans, "simulate at most N plans after pruning (0 = all)")
+      ->check(count_in(0, limits::kMaxTop));
   sub->add_option("--only", opt->only, "restrict a searched key, e.g. --only parallel.zero=0,1 (repeatable)");
   return {sub, [opt] {
+            check_output_path("--json", opt->json);
             advise::SearchOptions o;
             o.sets = opt->sets;
             o.gpus = opt->gpus;
@@ -43,7 +49,7 @@ Command add_search_command(CLI::App& app) {
             o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
             o.max_plans = opt->max_plans;
             for (const auto& v : opt->only) {
-              auto k = advise::parse_vary(v);
+              auto k = advise::parse_vary(v, "--only");
               o.only.emplace_back(k.key, k.values);
             }
             Progress progress("search");

@@ -3,7 +3,10 @@
 #include <memory>
 
 #include "sim/advise/sweep.hpp"
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/io/scenario_loader.hpp"
 #include "sim/app/progress.hpp"
 
 namespace plansim::app {
@@ -30,18 +33,25 @@ Command add_sweep_command(CLI::App& app) {
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--csv", opt->csv, "write the results as CSV to FILE ('-' = stdout)");
   sub->add_option("--json", opt->json, "write the results as JSON to FILE ('-' = stdout)");
-  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)");
+  sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)")
+      ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
+            check_output_path("--csv", opt->csv);
+            check_output_path("--json", opt->json);
             advise::SweepResult r;
             for (const auto& v : opt->vary) {
               r.keys.push_back(advise::parse_vary(v));
               advise::check_scenario_key(r.keys.back());
             }
+            // The file itself (syntax, duplicate or unknown keys, the --set overrides) is bad input, not
+            // an invalid point: exit 2 before any point runs.
+            check_scenario_file(opt->file, opt->sets);
             const auto points = advise::cartesian(r.keys);
             Progress progress("sweep");
             r.points = advise::run_points(opt->file, opt->sets, points,
                                           opt->jobs > 0 ? opt->jobs : advise::default_jobs(),
                                           [&](size_t done, size_t total) { progress.update(done, total); });
+            advise::rethrow_if_all_invalid_alike(r.points);
             if (opt->csv != "-" && opt->json != "-") write_output("-", advise::sweep_table(r));
             if (!opt->csv.empty()) write_output(opt->csv, advise::sweep_csv(r));
             if (!opt->json.empty()) write_output(opt->json, advise::sweep_json(r));

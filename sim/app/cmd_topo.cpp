@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/io/topology_loader.hpp"
 #include "sim/topo/topology_dot.hpp"
 #include "sim/topo/topology_stats.hpp"
@@ -89,10 +91,12 @@ Command add_topo_command(CLI::App& app) {
   auto opt = std::make_shared<TopoOptions>();
   CLI::App* sub = app.add_subcommand("topo", "describe a cluster: GPUs, per-tier bandwidth, bisection, latency by distance");
   sub->add_option("file", opt->file, "topology YAML (see topologies/)")->required();
-  sub->add_option("--nodes", opt->nodes, "override the number of servers")->check(CLI::PositiveNumber);
+  sub->add_option("--nodes", opt->nodes, "override the number of servers")->check(count_in(1, limits::kMaxServers));
   sub->add_option("--json", opt->json, "also write the report as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("--dot", opt->dot, "write a Graphviz DOT drawing to FILE ('-' = stdout); big clusters are collapsed");
   return {sub, [opt] {
+            check_output_path("--json", opt->json);
+            check_output_path("--dot", opt->dot);
             const Topology t = load_topology(opt->file, opt->nodes > 0 ? std::optional<int>(opt->nodes) : std::nullopt);
             const TopologySummary s = summarize(t);
             if (opt->json != "-" && opt->dot != "-") write_output("-", text_report(t, s));

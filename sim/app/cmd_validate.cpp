@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/calib/run_predict.hpp"
 #include "sim/calib/run_report.hpp"
@@ -76,7 +77,7 @@ Command add_validate_command(CLI::App& app) {
   sub->add_option("--tolerance", args->tolerance,
                   "largest accepted relative error of the iteration time and of each class median (0.10 = 10 %)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(number_in({0, 1e6}));
   sub->add_option("--runs", args->runs, "published runs files (validate/<gpu>/runs.yaml; repeatable)");
   add_calibration_option(sub, args->sets);
   sub->add_option("--dataset", args->datasets, "only the runs of this data set (repeatable)");

@@ -25,7 +25,10 @@ inline constexpr int kExitOom = 3;        // run: the plan does not fit in memor
 inline constexpr int kExitInternal = 70;  // a plansim bug (InternalError)
 
 // Writes `text` to `path`, or to stdout when path is "-". Throws ConfigError if the file cannot be written.
+// A regular file is replaced atomically (a temporary beside it, renamed): never left half-written.
 void write_output(const std::string& path, const std::string& text);
+// Before any work: an output path must not be a directory and its directory must exist (ConfigError at `flag`).
+void check_output_path(const std::string& flag, const std::string& path);
 
 // Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
 Command add_topo_command(CLI::App& app);  // cmd_topo.cpp

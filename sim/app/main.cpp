@@ -3,11 +3,25 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "sim/app/command.hpp"
 #include "sim/core/error.hpp"
+
+namespace {
+
+// Every message is one line on stderr, whatever the exception carried.
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace plansim::app;
@@ -35,8 +49,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    // --help and --version print and exit 0; every other parse error is one line (CLI11 adds a second).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::cerr << "plansim: " << one_line(e.what()) << '\n';
+    return kExitBadInput;
   }
   auto logger = spdlog::stderr_color_mt("plansim");
   spdlog::set_default_logger(logger);
@@ -45,14 +61,27 @@ int main(int argc, char** argv) {
   try {
     for (const auto& c : commands)
       if (c.sub->parsed()) return c.run();
-  } catch (const plansim::ConfigError& e) {
-    std::cerr << e.what() << '\n';
+  } catch (const plansim::ConfigError& e) {  // bad input: file:line:col: message
+    std::cerr << one_line(e.what()) << '\n';
     return kExitBadInput;
-  } catch (const plansim::InternalError& e) {
-    std::cerr << "plansim: " << e.what() << " (please report this)\n";
+  } catch (const std::filesystem::filesystem_error& e) {  // the file system refused (permissions, ...)
+    std::cerr << "plansim: I/O error: " << one_line(e.what()) << '\n';
+    return kExitBadInput;
+  } catch (const std::ios_base::failure& e) {
+    std::cerr << "plansim: I/O error: " << one_line(e.what()) << '\n';
+    return kExitBadInput;
+  } catch (const plansim::InternalError& e) {  // anything else is a plansim bug: say so
+    std::cerr << "plansim: internal error: " << one_line(e.what()) << " (a plansim bug, please report it)\n";
+    return kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "plansim: internal error: out of memory (an input within the README's limits should not do this: "
+                 "a plansim bug, please report it)\n";
     return kExitInternal;
   } catch (const std::exception& e) {
-    std::cerr << "plansim: error: " << e.what() << '\n';
+    std::cerr << "plansim: internal error: " << one_line(e.what()) << " (a plansim bug, please report it)\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "plansim: internal error: an unknown exception (a plansim bug, please report it)\n";
     return kExitInternal;
   }
   return kExitOk;

@@ -5,7 +5,16 @@
 #include <array>
 #include <cmath>
 
+#include "sim/core/error.hpp"
+
 namespace plansim {
+
+void throw_time_overflow(const char* what) {
+  throw ConfigError(SourcePos{"plansim", 0, 0},
+                    fmt::format("{} passed {:g} s (106 days), the range of the simulated clock: an input makes this "
+                                "run impossibly long (a tiny bandwidth or FLOP rate, a huge model or batch)",
+                                what, Time::max_seconds()));
+}
 namespace {
 
 // Prints v with a decimal SI prefix chosen so the mantissa is in [1, 1000).

@@ -44,7 +44,13 @@ using Rate = Quantity<RateTag>;
 using Flops = Quantity<FlopsTag>;
 using FlopRate = Quantity<FlopRateTag>;
 
-// Simulated time: signed 64-bit picoseconds (range ±106 days), exact and totally ordered.
+// Thrown (as a ConfigError, exit 2) when a time leaves Time's range: defined in units.cpp, cold.
+[[noreturn]] void throw_time_overflow(const char* what);
+
+// Simulated time: signed 64-bit picoseconds (range ±106 days), exact and totally ordered. Every
+// conversion and every +, −, × is checked: a result outside the range (an input that makes a run last
+// longer than ~9.2e6 s, e.g. a 1 B/s link) throws instead of wrapping (which would be undefined
+// behaviour and then a silently wrong figure). Time::infinite() is the one sentinel past the range.
 class Time {
  public:
   constexpr Time() = default;
@@ -53,11 +59,15 @@ class Time {
   static constexpr Time us(double v) { return from_seconds(v * 1e-6); }
   static constexpr Time ms(double v) { return from_seconds(v * 1e-3); }
   static constexpr Time s(double v) { return from_seconds(v); }
-  // Rounds to the nearest picosecond.
+  // Rounds to the nearest picosecond. NaN or beyond ±9.2e6 s throws.
   static constexpr Time from_seconds(double sec) {
-    double p = sec * 1e12;
+    const double p = sec * 1e12;
+    // 9.2e18 < 2^63 − 1 ≈ 9.223e18: every double below it converts exactly into int64.
+    if (!(p > -9.2e18 && p < 9.2e18)) throw_time_overflow("a time");
     return Time(static_cast<int64_t>(p < 0 ? p - 0.5 : p + 0.5));
   }
+  // The largest finite time, in seconds (a little under 2^63 ps).
+  static constexpr double max_seconds() { return 9.2e6; }
   static constexpr Time zero() { return Time(0); }
   static constexpr Time infinite() { return Time(std::numeric_limits<int64_t>::max()); }
 
@@ -66,12 +76,24 @@ class Time {
   [[nodiscard]] constexpr double micros() const { return static_cast<double>(ps_) * 1e-6; }
   [[nodiscard]] constexpr bool is_infinite() const { return ps_ == std::numeric_limits<int64_t>::max(); }
 
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
-  friend constexpr Time operator+(Time a, Time b) { return Time(a.ps_ + b.ps_); }
-  friend constexpr Time operator-(Time a, Time b) { return Time(a.ps_ - b.ps_); }
-  friend constexpr Time operator*(Time a, int64_t k) { return Time(a.ps_ * k); }
-  friend constexpr Time operator*(int64_t k, Time a) { return Time(a.ps_ * k); }
+  constexpr Time& operator+=(Time o) { return *this = *this + o; }
+  constexpr Time& operator-=(Time o) { return *this = *this - o; }
+  friend constexpr Time operator+(Time a, Time b) {
+    int64_t r = 0;
+    if (__builtin_add_overflow(a.ps_, b.ps_, &r)) throw_time_overflow("a sum of times");
+    return Time(r);
+  }
+  friend constexpr Time operator-(Time a, Time b) {
+    int64_t r = 0;
+    if (__builtin_sub_overflow(a.ps_, b.ps_, &r)) throw_time_overflow("a difference of times");
+    return Time(r);
+  }
+  friend constexpr Time operator*(Time a, int64_t k) {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a.ps_, k, &r)) throw_time_overflow("a multiple of a time");
+    return Time(r);
+  }
+  friend constexpr Time operator*(int64_t k, Time a) { return a * k; }
   friend constexpr double operator/(Time a, Time b) {
     return static_cast<double>(a.ps_) / static_cast<double>(b.ps_);
   }

@@ -32,7 +32,7 @@ void read_rows(const YamlFile& file, const std::string& bench, const std::string
       s.op = r.choice("op", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all",
                              "send_recv"});
       s.algorithm = algorithm;
-      s.nranks = r.positive_int("nranks");
+      s.nranks = r.positive_int("nranks", limits::kMaxGpus);
       s.size_bytes = r.positive_double("size_bytes");
       s.time_s = r.positive_double("time_s");
       s.busbw_factor = busbw_factor(s.op, s.nranks);

@@ -19,13 +19,8 @@ double fraction(MapReader& m, const std::string& key, double fallback) {
 void read_per_proto(const YamlFile& f, const YAML::Node& n, const std::string& key, NcclModelParams::PerProto& out) {
   if (!n.IsSequence() || n.size() != 3)
     f.fail(n, fmt::format("'{}' must be a list of three latencies in us: [LL, LL128, Simple]", key));
-  for (size_t i = 0; i < 3; ++i) {
-    try {
-      out[i] = n[i].as<double>();
-    } catch (const YAML::Exception&) {
-      f.fail(n[i], fmt::format("'{}' entries must be numbers (microseconds), got '{}'", key, n[i].Scalar()));
-    }
-  }
+  for (size_t i = 0; i < 3; ++i)  // microseconds; negative = the protocol is off
+    out[i] = scalar_real(f, n[i], key, RealRange{-1e9, 1e9});
 }
 
 void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& what, NcclModelParams::PerClass& out) {
@@ -61,7 +56,7 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     p.protocol_efficiency[2] = fraction(m, "Simple", p.protocol_efficiency[2]);
     m.finish();
   }
-  p.channels = top.positive_int_or("channels", p.channels);
+  p.channels = top.positive_int_or("channels", p.channels, limits::kMaxChannels);
   if (YAML::Node e = top.get("pipeline_chunk")) {
     MapReader m(f, e, "'pipeline_chunk'");
     const char* names[] = {"LL", "LL128", "Simple"};

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 
 namespace plansim::io {
@@ -27,6 +28,7 @@ struct CompareRow {
   int gpus = 0;
   double busbw_GBps = 0;
   int line = 0;  // for messages
+  SourcePos pos;
 };
 
 struct CompareTable {
@@ -34,6 +36,7 @@ struct CompareTable {
   std::filesystem::path topology;
   std::optional<int> nodes;
   std::string op;
+  SourcePos op_pos;
   std::string algo = "auto";
   std::string proto = "auto";
   std::optional<std::filesystem::path> calibration;
@@ -41,5 +44,7 @@ struct CompareTable {
 };
 
 std::vector<CompareTable> load_nccl_compare(const std::filesystem::path& file);
+// Same, from text (fuzzing, tests); relative paths are resolved against `name`'s directory.
+std::vector<CompareTable> parse_nccl_compare(const std::string& text, const std::string& name);
 
 }  // namespace plansim::io

@@ -10,7 +10,7 @@ calib::ReportTimings read(const YamlFile& file) {
   t.source = file.name();
   MapReader root(file, file.root(), "a report");
   t.iteration_pos = file.pos(root.require("iteration_time_s"));
-  t.iteration_time_s = root.positive_double("iteration_time_s");
+  t.iteration_time_s = root.real("iteration_time_s", {0, limits::kMaxInputSeconds, true});
   const YAML::Node ops = root.require("ops");
   if (!ops.IsSequence()) file.fail(ops, "'ops' must be a list of {name, class, rank, duration_s}");
   for (const YAML::Node& node : ops) {
@@ -18,10 +18,8 @@ calib::ReportTimings read(const YamlFile& file) {
     calib::OpTiming op;
     op.name = r.required<std::string>("name");
     op.op_class = r.choice("class", calib::op_classes());
-    op.rank = r.required<int>("rank");
-    if (op.rank < 0) r.fail(r.get("rank"), "'rank' must be >= 0");
-    op.duration_s = r.required<double>("duration_s");
-    if (op.duration_s < 0) r.fail(r.get("duration_s"), "'duration_s' must be >= 0");
+    op.rank = static_cast<int>(r.integer("rank", {0, limits::kMaxGpus - 1}));
+    op.duration_s = r.real("duration_s", {0, limits::kMaxInputSeconds});
     op.pos = file.pos(node);
     t.ops.push_back(op);
   }

@@ -27,6 +27,11 @@ using TopologyFactory = std::function<Topology(std::optional<int> nodes)>;
 LoadedScenario parse_scenario(const std::string& text, const std::string& name,
                               const std::vector<std::string>& overrides, const TopologyFactory& topology);
 
+// The checks that do not depend on the other keys' values: the file reads (exists, not too large,
+// YAML syntax, no duplicate keys, one document), the overrides apply, and every key is a schema key.
+// For `sweep`: a file failing these is bad input (exit 2), not a table of invalid points.
+void check_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides);
+
 // Every key path the schema knows ("model.layers", "training.overlap.grad_reduce", ...).
 const std::vector<std::string>& scenario_key_paths();
 

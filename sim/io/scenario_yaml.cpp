@@ -7,6 +7,7 @@
 
 #include "sim/io/compute_yaml.hpp"
 #include "sim/io/scenario_calibration.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/io/scenario_topology.hpp"
 #include "sim/io/yaml_reader.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using io::MapReader;
 using io::YamlFile;
+namespace lim = limits;
 
 const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
@@ -51,12 +53,8 @@ void apply_override(YamlFile& file, YAML::Node root, const std::string& text) {
     if (auto s = io::did_you_mean(path, known)) msg += fmt::format(" (did you mean '{}'?)", *s);
     throw ConfigError(where, msg);
   }
-  YAML::Node value;
-  try {
-    value = YAML::Load(text.substr(eq + 1));
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(where, "the value is not valid YAML: " + e.msg);
-  }
+  if (!root.IsMap()) file.fail(root, "the scenario must be a mapping of keys to values");
+  YAML::Node value = io::parse_value(text.substr(eq + 1), where.file);
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
     size_t dot = path.find('.', start);
@@ -77,27 +75,24 @@ void apply_override(YamlFile& file, YAML::Node root, const std::string& text) {
 
 bool flag(MapReader& m, const std::string& key, bool fallback) { return m.optional<bool>(key, fallback); }
 
-int64_t positive_i64(MapReader& m, const std::string& key) {
-  YAML::Node n = m.require(key);
-  auto v = m.required<int64_t>(key);
-  if (v <= 0) m.fail(n, fmt::format("'{}' must be a positive integer, got {}", key, v));
-  return v;
-}
+// A count from 1 to its cap (README "Limits").
+int64_t positive_i64(MapReader& m, const std::string& key, int64_t cap) { return m.integer(key, {1, cap}); }
 
-double positive_or(MapReader& m, const std::string& key, double fallback) {
-  return m.has(key) ? m.positive_double(key) : fallback;
+// Bytes per parameter: (0, 64].
+double per_param_bytes_or(MapReader& m, const std::string& key, double fallback) {
+  return m.real_or(key, {0, 64, true}, fallback);
 }
 
 ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   MapReader m(f, n, "model");
   ModelSpec s;
-  s.layers = m.positive_int("layers");
-  s.hidden = positive_i64(m, "hidden");
-  s.heads = m.positive_int("heads");
-  s.kv_heads = m.positive_int_or("kv_heads", s.heads);
-  s.ffn_hidden = m.has("ffn_hidden") ? positive_i64(m, "ffn_hidden") : 4 * s.hidden;
-  s.vocab = positive_i64(m, "vocab");
-  s.seq_len = positive_i64(m, "seq_len");
+  s.layers = m.positive_int("layers", lim::kMaxLayers);
+  s.hidden = positive_i64(m, "hidden", lim::kMaxHidden);
+  s.heads = m.positive_int("heads", lim::kMaxHeads);
+  s.kv_heads = m.positive_int_or("kv_heads", s.heads, lim::kMaxHeads);
+  s.ffn_hidden = m.has("ffn_hidden") ? positive_i64(m, "ffn_hidden", lim::kMaxFfnHidden) : 4 * s.hidden;
+  s.vocab = positive_i64(m, "vocab", lim::kMaxVocab);
+  s.seq_len = positive_i64(m, "seq_len", lim::kMaxSeqLen);
   std::string dt = m.choice_or("dtype", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
   s.dtype = *dtype_from_string(dt);
   s.gated_mlp = flag(m, "gated_mlp", false);
@@ -120,11 +115,12 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   if (m.has("moe")) {
     MapReader e(f, m.get("moe"), "model.moe");
     MoeSpec moe;
-    moe.experts = e.positive_int("experts");
-    moe.top_k = e.positive_int_or("top_k", 1);
-    moe.expert_ffn_hidden = e.has("expert_ffn_hidden") ? positive_i64(e, "expert_ffn_hidden") : s.ffn_hidden;
-    moe.every = e.positive_int_or("every", 1);
-    if (e.has("capacity_factor")) moe.capacity_factor = e.positive_double("capacity_factor");
+    moe.experts = e.positive_int("experts", lim::kMaxExperts);
+    moe.top_k = e.positive_int_or("top_k", 1, lim::kMaxExperts);
+    moe.expert_ffn_hidden =
+        e.has("expert_ffn_hidden") ? positive_i64(e, "expert_ffn_hidden", lim::kMaxFfnHidden) : s.ffn_hidden;
+    moe.every = e.positive_int_or("every", 1, lim::kMaxLayers);
+    if (e.has("capacity_factor")) moe.capacity_factor = e.real("capacity_factor", {0, 1000, true});
     if (moe.top_k > moe.experts) f.fail(e.require("top_k"), "top_k cannot exceed the number of experts");
     e.finish();
     s.moe = moe;
@@ -136,11 +132,17 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
 ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
   MapReader m(f, n, "parallel");
   ParallelSpec p;
-  p.tp = m.positive_int_or("tp", 1);
-  p.pp = m.positive_int_or("pp", 1);
-  p.dp = m.positive_int_or("dp", 1);
-  p.cp = m.positive_int_or("cp", 1);
-  p.ep = m.positive_int_or("ep", 1);
+  p.tp = m.positive_int_or("tp", 1, lim::kMaxGpus);
+  p.pp = m.positive_int_or("pp", 1, lim::kMaxGpus);
+  p.dp = m.positive_int_or("dp", 1, lim::kMaxGpus);
+  p.cp = m.positive_int_or("cp", 1, lim::kMaxGpus);
+  p.ep = m.positive_int_or("ep", 1, lim::kMaxGpus);
+  // tp·pp·dp·cp in int64, one factor at a time (each ≤ the cap, so no step overflows): world() is an int.
+  int64_t world = 1;
+  for (int64_t d : {p.tp, p.pp, p.dp, p.cp})
+    if ((world *= d) > lim::kMaxGpus)
+      f.fail(n, fmt::format("tp·pp·dp·cp = {}·{}·{}·{} is more than {} GPUs, the cap (README 'Limits')", p.tp, p.pp,
+                            p.dp, p.cp, io::with_commas(lim::kMaxGpus)));
   p.sequence_parallel = flag(m, "sequence_parallel", false);
   if (m.has("zero")) {
     YAML::Node z = m.get("zero");
@@ -167,18 +169,14 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
     YAML::Node sl = m.get("stage_layers");
     if (!sl.IsSequence() || sl.size() == 0)
       f.fail(sl, "'stage_layers' must list the layer count of every virtual pipeline stage, e.g. [5, 6, 6, 5]");
-    for (size_t i = 0; i < sl.size(); ++i) {
-      int v = 0;
-      try {
-        v = sl[i].as<int>();
-      } catch (const YAML::Exception&) {
-        f.fail(sl[i], "'stage_layers' entries must be positive integers");
-      }
+    if (sl.size() > static_cast<size_t>(lim::kMaxLayers))
+      f.fail(sl, fmt::format("'stage_layers' lists more than {} stages, the cap on layers", lim::kMaxLayers));
+    for (size_t i = 0; i < sl.size(); ++i) {  // each ≤ the layer cap, so their sum fits an int
       // The first and last pieces also hold the embedding / the loss, so they may hold no layer.
       const bool end = i == 0 || i + 1 == sl.size();
-      if (v < 0 || (v == 0 && !end))
-        f.fail(sl[i], fmt::format("'stage_layers' entries must be positive integers (0 allowed for the first and "
-                                  "last), got {}", v));
+      const int v = static_cast<int>(io::scalar_integer(f, sl[i], "stage_layers", {0, lim::kMaxLayers}));
+      if (v == 0 && !end)
+        f.fail(sl[i], "'stage_layers' entries must be positive integers (0 allowed for the first and last)");
       p.stage_layers.push_back(v);
     }
   }
@@ -198,7 +196,7 @@ ScheduleSpec read_schedule(const YamlFile& f, const YAML::Node& n) {
   MapReader m(f, n, "schedule");
   ScheduleSpec s;
   s.kind = m.choice_or("kind", schedule_names(), "1f1b");
-  s.virtual_stages = m.positive_int_or("virtual_stages", 1);
+  s.virtual_stages = m.positive_int_or("virtual_stages", 1, lim::kMaxVirtualStages);
   if (s.virtual_stages > 1 && s.kind != "interleaved")
     f.fail(m.require("virtual_stages"), "virtual_stages > 1 needs kind: interleaved");
   m.finish();
@@ -208,8 +206,8 @@ ScheduleSpec read_schedule(const YamlFile& f, const YAML::Node& n) {
 TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) {
   MapReader m(f, n, "training");
   TrainingSpec t;
-  t.global_batch = positive_i64(m, "global_batch");
-  t.micro_batch = m.positive_int_or("micro_batch", 1);
+  t.global_batch = positive_i64(m, "global_batch", lim::kMaxGlobalBatch);
+  t.micro_batch = m.positive_int_or("micro_batch", 1, lim::kMaxMicroBatch);
   std::string rc = m.choice_or("recompute", {"none", "selective", "full"}, "none");
   t.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
   t.materialised_attention = m.choice_or("attention", {"flash", "materialised"}, "flash") == "materialised";
@@ -221,10 +219,9 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
     t.overlap.tp_comm = flag(o, "tp_comm", false);
     o.finish();
   }
-  t.weight_bytes = positive_or(m, "weight_bytes", dtype_size(dtype).value());
-  t.grad_bytes = positive_or(m, "grad_bytes", dtype_size(dtype).value());
-  t.optimizer_bytes = m.has("optimizer_bytes") ? m.required<double>("optimizer_bytes") : 12.0;
-  if (t.optimizer_bytes < 0) f.fail(m.require("optimizer_bytes"), "'optimizer_bytes' cannot be negative");
+  t.weight_bytes = per_param_bytes_or(m, "weight_bytes", dtype_size(dtype).value());
+  t.grad_bytes = per_param_bytes_or(m, "grad_bytes", dtype_size(dtype).value());
+  t.optimizer_bytes = m.real_or("optimizer_bytes", {0, 64}, 12.0);
   m.finish();
   return t;
 }
@@ -237,42 +234,32 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   ComputeOverrides c;
   // A fraction in (0, max].
   auto fraction = [&](const std::string& key, double max) {
-    const double v = m.positive_double(key);
-    if (v > max) m.fail(m.require(key), fmt::format("'{}' must be in (0, {}], got {}", key, max, v));
-    return v;
+    return m.real(key, {0, max, true});
   };
-  if (m.has("matmul_tflops")) c.matmul_tflops = m.positive_double("matmul_tflops");
+  if (m.has("matmul_tflops")) c.matmul_tflops = m.real("matmul_tflops", {0, 1e6, true});  // ≤ 1 EFLOP/s
   if (m.has("mamf_shape")) {
     YAML::Node ms = m.get("mamf_shape");
     std::array<double, 3> shape{};
     if (!ms.IsSequence() || ms.size() != 3) m.fail(ms, "'mamf_shape' must list M, N, K, e.g. [2048, 2048, 13312]");
     for (size_t i = 0; i < 3; ++i) {
-      try {
-        shape[i] = ms[i].as<double>();
-      } catch (const YAML::Exception&) {
-        m.fail(ms[i], "'mamf_shape' entries must be positive numbers");
-      }
-      if (!(shape[i] >= 1)) m.fail(ms[i], "'mamf_shape' entries must be positive numbers");
+      shape[i] = io::scalar_real(f, ms[i], "mamf_shape", {1, 1e7});
     }
     c.mamf_shape = shape;
   }
-  if (m.has("sm_count")) c.sm_count = m.positive_int("sm_count");
-  if (m.has("gemm_tile_k_bytes")) c.gemm_tile_k_bytes = m.positive_double("gemm_tile_k_bytes");
+  if (m.has("sm_count")) c.sm_count = m.positive_int("sm_count", 100000);
+  if (m.has("gemm_tile_k_bytes")) c.gemm_tile_k_bytes = m.real("gemm_tile_k_bytes", {0, 1e6, true});
   if (m.has("gemm_tile_latency")) c.gemm_tile_latency = m.time("gemm_tile_latency");
-  if (m.has("gemm_feed_ratio")) c.gemm_feed_ratio = m.positive_double("gemm_feed_ratio");
+  if (m.has("gemm_feed_ratio")) c.gemm_feed_ratio = m.real("gemm_feed_ratio", {0, 100, true});
   if (m.has("sustained_factor")) c.sustained_factor = fraction("sustained_factor", 1);
   if (m.has("fp8_gemm_factor")) c.fp8_gemm_factor = fraction("fp8_gemm_factor", 1);
   if (m.has("grouped_gemm_efficiency")) c.grouped_gemm_efficiency = fraction("grouped_gemm_efficiency", 1);
   if (m.has("moe_load_imbalance")) {
-    c.moe_load_imbalance = m.positive_double("moe_load_imbalance");
-    if (*c.moe_load_imbalance < 1)
-      m.fail(m.require("moe_load_imbalance"),
-             fmt::format("'moe_load_imbalance' (busiest rank / mean) must be >= 1, got {}", *c.moe_load_imbalance));
+    c.moe_load_imbalance = m.real("moe_load_imbalance", {1, 1000});  // busiest rank / mean
   }
-  if (m.has("attention_efficiency")) c.attention_efficiency = m.positive_double("attention_efficiency");
-  if (m.has("hbm_efficiency")) c.hbm_efficiency = m.positive_double("hbm_efficiency");
+  if (m.has("attention_efficiency")) c.attention_efficiency = m.real("attention_efficiency", {0, 10, true});
+  if (m.has("hbm_efficiency")) c.hbm_efficiency = m.real("hbm_efficiency", {0, 1, true});
   if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
-  if (m.has("comm_slowdown")) c.comm_slowdown = m.required<double>("comm_slowdown");
+  if (m.has("comm_slowdown")) c.comm_slowdown = m.real("comm_slowdown", {0, 100});  // 0.1 = 10 % slower
   m.finish();
   return c;
 }
@@ -293,6 +280,9 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
   if (s.training.global_batch % per_step != 0)
     f.fail(tr, fmt::format("global_batch {} is not divisible by micro_batch·dp = {}·{} = {}", s.training.global_batch,
                            s.training.micro_batch, p.dp, per_step));
+  if (s.training.global_batch / per_step > lim::kMaxMicroBatches)
+    f.fail(tr, fmt::format("{} micro-batches per iteration (global_batch / (micro_batch·dp)) is more than {}, the cap "
+                           "(README 'Limits')", s.training.global_batch / per_step, io::with_commas(lim::kMaxMicroBatches)));
   const int v = s.schedule.virtual_stages;
   if (!p.stage_layers.empty()) {
     YAML::Node sl = par["stage_layers"];
@@ -351,7 +341,7 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   MapReader r(f, root, "the scenario");
   Scenario s;
   s.name = r.optional<std::string>("name", f.name());
-  if (r.has("nodes")) s.nodes = r.positive_int("nodes");
+  if (r.has("nodes")) s.nodes = r.positive_int("nodes", lim::kMaxServers);
   s.model = read_model(f, r.require("model"));
   s.parallel = r.has("parallel") ? read_parallel(f, r.get("parallel")) : ParallelSpec{};
   s.schedule = r.has("schedule") ? read_schedule(f, r.get("schedule")) : ScheduleSpec{};
@@ -380,9 +370,40 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   return LoadedScenario{std::move(s), std::move(*topo)};
 }
 
+// Every key of `map` (at key path `prefix`) must be a schema key; mappings the schema describes are
+// checked the same way (an inline topology is not: it is a topology's schema).
+void check_keys(const YamlFile& f, const YAML::Node& map, const std::string& prefix, const std::string& what) {
+  std::vector<std::string> names;
+  for (const auto& k : key_paths())
+    if (k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0) {
+      const std::string rest = k.substr(prefix.size());
+      names.push_back(rest.substr(0, rest.find('.')));
+    }
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      std::string msg = fmt::format("unknown key '{}' in {}", key, what);
+      if (auto s = io::did_you_mean(key, names)) msg += fmt::format(" (did you mean '{}'?)", *s);
+      f.fail(it->first, msg);
+    }
+    const std::string path = prefix + key + ".";
+    const bool has_children = std::any_of(key_paths().begin(), key_paths().end(),
+                                          [&](const std::string& k) { return k.compare(0, path.size(), path) == 0; });
+    if (has_children && it->second.IsMap()) check_keys(f, it->second, path, prefix + key);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& scenario_key_paths() { return key_paths(); }
+
+void check_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  YamlFile f = YamlFile::load(path);
+  YAML::Node root = f.root();
+  for (const auto& o : overrides) apply_override(f, root, o);
+  if (!root.IsMap()) f.fail(root, "the scenario must be a mapping of keys to values");
+  check_keys(f, root, "", "the scenario");
+}
 
 LoadedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
   return read(YamlFile::load(path), overrides, nullptr);

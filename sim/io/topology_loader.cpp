@@ -9,4 +9,9 @@ Topology load_topology(const std::filesystem::path& file, std::optional<int> nod
   return io::read_topology(yaml, yaml.root(), nodes);
 }
 
+Topology parse_topology(const std::string& text, const std::string& name, std::optional<int> nodes) {
+  const io::YamlFile yaml = io::YamlFile::parse(text, name);
+  return io::read_topology(yaml, yaml.root(), nodes);
+}
+
 }  // namespace plansim

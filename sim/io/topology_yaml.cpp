@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/core/limits.hpp"
 #include "sim/io/topology_yaml_parts.hpp"
 #include "sim/topo/gpu_catalog.hpp"
 
@@ -44,7 +45,7 @@ GpuSpec read_gpu(const YamlFile& file, const YAML::Node& n) {
   MapReader pm(file, peak, "gpu.peak");
   std::vector<std::string> dtypes;
   for (auto it = peak.begin(); it != peak.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    const std::string key = it->first.Scalar();
     auto d = dtype_from_string(key);
     if (!d) {
       std::string msg = fmt::format("unknown dtype '{}' in gpu.peak (known: fp32, tf32, fp16, bf16, fp8)", key);
@@ -56,7 +57,7 @@ GpuSpec read_gpu(const YamlFile& file, const YAML::Node& n) {
   if (g.peak_dense.empty()) file.fail(peak, "gpu.peak needs at least one dtype, e.g. 'bf16: 989 TFLOP/s'");
   g.hbm_capacity = m.positive_bytes("memory");
   g.hbm_bandwidth = m.positive_rate("memory_bandwidth");
-  if (m.has("sm_count")) g.sm_count = m.positive_int("sm_count");
+  if (m.has("sm_count")) g.sm_count = m.positive_int("sm_count", 1'000'000);
   m.finish();
   return g;
 }
@@ -67,7 +68,7 @@ NvSwitchSpec read_nvswitch(const YamlFile& file, const YAML::Node& n) {
   s.bandwidth = m.positive_rate("bandwidth");
   s.latency = m.time("latency");
   s.nvls = m.optional<bool>("nvls", false);
-  s.domain_servers = m.positive_int_or("domain_servers", 1);
+  s.domain_servers = m.positive_int_or("domain_servers", 1, limits::kMaxServers);
   m.finish();
   return s;
 }
@@ -94,17 +95,17 @@ PcieSpec read_pcie(const YamlFile& file, const YAML::Node& n, int gpus) {
     YAML::Node gen = m.require("generation");
     const int g = m.required<int>("generation");
     if (g < 3 || g > 6) m.fail(gen, fmt::format("'generation' must be 3, 4, 5 or 6, got {}", g));
-    const int lanes = m.positive_int_or("lanes", 16);
+    const int lanes = m.positive_int_or("lanes", 16, 16);
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)
       m.fail(m.get("lanes"), fmt::format("'lanes' must be 1, 2, 4, 8 or 16, got {}", lanes));
     p.bandwidth = pcie_x16(g) * (lanes / 16.0);
   }
   p.latency = m.time("latency");
-  p.gpus_per_switch = m.positive_int("gpus_per_switch");
+  p.gpus_per_switch = m.positive_int("gpus_per_switch", limits::kMaxGpusPerServer);
   if (gpus % p.gpus_per_switch != 0)
     m.fail(m.get("gpus_per_switch"),
            fmt::format("'gpus_per_switch' ({}) must divide the GPUs per server ({})", p.gpus_per_switch, gpus));
-  p.cpus = m.positive_int_or("cpus", 1);
+  p.cpus = m.positive_int_or("cpus", 1, limits::kMaxGpusPerServer);
   if (p.cpus > gpus / p.gpus_per_switch)
     m.fail(m.get("cpus"), fmt::format("{} CPUs for {} PCIe switches: some CPU would hold no switch", p.cpus,
                                       gpus / p.gpus_per_switch));
@@ -125,7 +126,7 @@ PcieSpec read_pcie(const YamlFile& file, const YAML::Node& n, int gpus) {
 NicSpec read_nics(const YamlFile& file, const YAML::Node& n, int gpus) {
   MapReader m(file, n, "node.nics");
   NicSpec s;
-  s.count = m.positive_int("count");
+  s.count = m.positive_int("count", limits::kMaxNicsPerServer);
   s.kind = m.choice("kind", {"infiniband", "ethernet"}) == "infiniband" ? LinkKind::infiniband : LinkKind::ethernet;
   s.bandwidth = m.positive_rate("bandwidth");
   s.latency = m.time("latency");
@@ -134,15 +135,10 @@ NicSpec read_nics(const YamlFile& file, const YAML::Node& n, int gpus) {
     if (a.size() != static_cast<size_t>(gpus))
       m.fail(a, fmt::format("'affinity' lists {} NICs but the server has {} GPUs", a.size(), gpus));
     for (const YAML::Node& e : a) {
-      int v = -1;
-      try {
-        v = e.as<int>();
-      } catch (const YAML::Exception&) {
-        m.fail(e, fmt::format("NIC index must be an integer, got '{}'", e.IsScalar() ? e.Scalar() : "a collection"));
-      }
+      const int64_t v = scalar_integer(file, e, "affinity", {-(int64_t{1} << 62), int64_t{1} << 62});
       if (v < 0 || v >= s.count)
         m.fail(e, fmt::format("NIC index {} is out of range: the server has NICs 0..{}", v, s.count - 1));
-      s.affinity.push_back(v);
+      s.affinity.push_back(static_cast<int>(v));
     }
   } else {
     for (int i = 0; i < gpus; ++i) s.affinity.push_back(i * s.count / gpus);
@@ -155,7 +151,7 @@ NodeSpec read_node(const YamlFile& file, const YAML::Node& n) {
   MapReader m(file, n, "node");
   NodeSpec s;
   s.gpu = read_gpu(file, m.require("gpu"));
-  s.gpus = m.positive_int("gpus");
+  s.gpus = m.positive_int("gpus", limits::kMaxGpusPerServer);
   if (YAML::Node nv = m.get("nvswitch")) s.nvswitch = read_nvswitch(file, nv);
   s.pcie = read_pcie(file, m.require("pcie"), s.gpus);
   if (YAML::Node nics = m.get("nics")) s.nics = read_nics(file, nics, s.gpus);
@@ -173,12 +169,19 @@ ClusterSpec read_cluster_spec(const YamlFile& file, const YAML::Node& node, std:
   (void)m.get("description");  // free text
   if (YAML::Node c = m.get("calibration"))  // a profile path, read by the scenario loader (io/scenario_calibration.hpp)
     if (!c.IsScalar()) m.fail(c, "'calibration' must be a profile file path");
-  spec.servers = m.positive_int_or("nodes", 1);
+  spec.servers = m.positive_int_or("nodes", 1, limits::kMaxServers);
   if (nodes) {
-    if (*nodes <= 0) throw ConfigError(file.pos(node), fmt::format("--nodes must be positive, got {}", *nodes));
+    if (*nodes <= 0 || *nodes > limits::kMaxServers)
+      throw ConfigError(file.pos(node), fmt::format("--nodes must be from 1 to {} servers, got {}",
+                                                    with_commas(limits::kMaxServers), *nodes));
     spec.servers = *nodes;
   }
   spec.node = read_node(file, m.require("node"));
+  const int64_t gpus = int64_t{spec.servers} * spec.node.gpus;
+  if (gpus > limits::kMaxGpus)
+    file.fail(m.has("nodes") && !nodes ? m.get("nodes") : node,
+              fmt::format("{} servers × {} GPUs = {} GPUs is more than {}, the cap (README 'Limits')",
+                          with_commas(spec.servers), spec.node.gpus, with_commas(gpus), with_commas(limits::kMaxGpus)));
   if (spec.node.nvswitch && m.has("nodes") && spec.node.nvswitch->domain_servers > 1 && !nodes &&
       spec.servers % spec.node.nvswitch->domain_servers != 0)
     m.fail(m.get("nodes"), fmt::format("'nodes' ({}) must be a multiple of nvswitch.domain_servers ({})", spec.servers,
@@ -186,6 +189,8 @@ ClusterSpec read_cluster_spec(const YamlFile& file, const YAML::Node& node, std:
   spec.fabric = read_fabric(file, m.get("fabric"), node, spec.node.nics);
   if (YAML::Node extra = m.get("extra")) read_extra(file, extra, spec);
   m.finish();
+  // The graph's size, before anything is allocated (a fabric's tiers multiply).
+  if (const std::string why = cluster_size_problem(spec); !why.empty()) file.fail(m.get("fabric") ? m.get("fabric") : node, why);
   return spec;
 }
 

@@ -1,6 +1,7 @@
 // The `fabric` and `extra` sections of a topology YAML.
 #include <fmt/format.h>
 
+#include "sim/core/limits.hpp"
 #include "sim/io/topology_yaml_parts.hpp"
 
 namespace plansim::io {
@@ -12,7 +13,7 @@ Rate read_uplink_rate(MapReader& m, int up_links, Rate down, Rate fallback) {
   if (m.has("up_bandwidth") && m.has("oversubscription"))
     m.fail(m.get("oversubscription"), "give either 'up_bandwidth' or 'oversubscription', not both");
   if (m.has("up_bandwidth")) return m.positive_rate("up_bandwidth");
-  if (m.has("oversubscription")) return down / (up_links * m.positive_double("oversubscription"));
+  if (m.has("oversubscription")) return down / (up_links * m.real("oversubscription", {0, 1e6, true}));
   return fallback;
 }
 
@@ -43,30 +44,40 @@ FabricSpec read_fabric(const YamlFile& file, const YAML::Node& fabric, const YAM
   }
   f.latency = m.time("latency");
   MapReader leaf(file, m.require("leaf"), "fabric.leaf");
-  f.leaf_down_ports = leaf.positive_int("down_ports");
-  f.leaf_up_links = leaf.positive_int("up_links");
+  f.leaf_down_ports = leaf.positive_int("down_ports", limits::kMaxSwitchesPerTier);
+  f.leaf_up_links = leaf.positive_int("up_links", limits::kMaxSwitchesPerTier);
   f.leaf_up_bandwidth = read_uplink_rate(leaf, f.leaf_up_links, nics.bandwidth * f.leaf_down_ports, nics.bandwidth);
   leaf.finish();
 
   YAML::Node pod = m.get("pod");
   f.tiers = pod ? 3 : 2;
   MapReader spine(file, m.require("spine"), "fabric.spine");
-  f.spines = spine.positive_int_or("count", f.leaf_up_links);
+  f.spines = spine.positive_int_or("count", f.leaf_up_links, limits::kMaxSwitchesPerTier);
   if (pod) {
     MapReader p(file, pod, "fabric.pod");
-    f.leaves_per_pod = p.positive_int("leaves");
+    f.leaves_per_pod = p.positive_int("leaves", limits::kMaxSwitchesPerTier);
     p.finish();
-    f.spine_up_links = spine.positive_int("up_links");
+    f.spine_up_links = spine.positive_int("up_links", limits::kMaxSwitchesPerTier);
     // Links entering one spine from the leaves of its pod.
     const double down_links = static_cast<double>(f.leaves_per_pod) * f.leaf_up_links / f.spines;
     f.spine_up_bandwidth = read_uplink_rate(spine, f.spine_up_links, f.leaf_up_bandwidth * down_links, f.leaf_up_bandwidth);
     spine.finish();
     YAML::Node core = m.get("core");
-    f.cores = f.spines * f.spine_up_links;
+    // Default: one link per pod from every core; spines × up_links in int64 (each is capped, the product not).
+    const int64_t cores = int64_t{f.spines} * f.spine_up_links;
     if (core) {
       MapReader c(file, core, "fabric.core");
-      f.cores = c.positive_int_or("count", f.cores);
+      f.cores = c.positive_int_or("count", 1, limits::kMaxSwitchesPerTier);
+      if (!c.has("count") && cores > limits::kMaxSwitchesPerTier)
+        c.fail(core, fmt::format("spine.count × spine.up_links = {} cores is more than {}, the cap per tier; give "
+                                 "core.count", with_commas(cores), with_commas(limits::kMaxSwitchesPerTier)));
+      if (!c.has("count")) f.cores = static_cast<int>(cores);
       c.finish();
+    } else {
+      if (cores > limits::kMaxSwitchesPerTier)
+        m.fail(pod, fmt::format("spine.count × spine.up_links = {} cores is more than {}, the cap per tier; give "
+                                "core.count", with_commas(cores), with_commas(limits::kMaxSwitchesPerTier)));
+      f.cores = static_cast<int>(cores);
     }
   } else {
     for (const char* key : {"up_links", "up_bandwidth", "oversubscription"})

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <string>
 
+#include "sim/core/limits.hpp"
+#include "sim/io/checked_number.hpp"
+
 namespace plansim::io {
 namespace {
 
@@ -16,7 +19,11 @@ struct Split {
   std::string unit;  // whitespace removed, case preserved
 };
 
-// Splits "  1.5 GiB/s " into 1.5 and "GiB/s". Throws on a missing or malformed number.
+const char* example_of(std::string_view what) {
+  return what == "size" ? "'80 GiB'" : what == "rate" ? "'400 Gb/s'" : what == "time" ? "'1.5 us'" : "'312 TFLOP/s'";
+}
+
+// Splits "  1.5 GiB/s " into 1.5 and "GiB/s". Throws on a missing, malformed or non-finite number.
 Split split_number(std::string_view text, std::string_view what) {
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -27,15 +34,23 @@ Split split_number(std::string_view text, std::string_view what) {
                                                  text[j + 1] == '-' || text[j + 1] == '+'))))
     ++j;
   Split s;
-  if (j == i) throw UnitError(fmt::format("expected a {} like {}, got '{}'", what, what == "size" ? "'80 GiB'" : what == "rate" ? "'400 Gb/s'" : what == "time" ? "'1.5 us'" : "'312 TFLOP/s'", text));
-  std::string num(text.substr(i, j - i));
-  char* end = nullptr;
-  s.number = std::strtod(num.c_str(), &end);
-  if (end != num.c_str() + num.size() || !std::isfinite(s.number))
-    throw UnitError(fmt::format("malformed number '{}' in {} '{}'", num, what, text));
+  if (j == i) throw UnitError(fmt::format("expected a {} like {}, got '{}'", what, example_of(what), text));
+  const std::string_view num = text.substr(i, j - i);
+  try {
+    s.number = parse_real(num);
+  } catch (const UnitError& e) {
+    throw UnitError(fmt::format("malformed number '{}' in {} '{}' ({})", num, what, text, e.what()));
+  }
   for (size_t k = j; k < text.size(); ++k)
     if (!std::isspace(static_cast<unsigned char>(text[k]))) s.unit.push_back(text[k]);
   return s;
+}
+
+// The value after the unit is applied must be finite and inside the quantity's range (README "Units").
+double in_range(double v, double hi, std::string_view what, std::string_view text, const char* range) {
+  if (!(std::isfinite(v) && v <= hi))
+    throw UnitError(fmt::format("{} '{}' is out of range: {} must be from {}", what, text, what, range));
+  return v;
 }
 
 // Multiplier of a size prefix (already stripped of the trailing B/b): "", k, K, M, G, T, P, Ki, Mi, Gi, Ti, Pi.
@@ -75,7 +90,7 @@ Bytes parse_bytes(std::string_view text) {
   double m = size_unit(s.unit, ok);
   if (!ok) throw UnitError(fmt::format("unknown size unit '{}' in '{}' (use B, kB, MB, GB, KiB, MiB, GiB, or bits: Mb, Gb)", s.unit, text));
   if (s.number < 0) throw UnitError(fmt::format("size must not be negative, got '{}'", text));
-  return Bytes(s.number * m);
+  return Bytes(in_range(s.number * m, limits::kMaxBytes, "size", text, "0 to 1 PiB"));
 }
 
 Rate parse_rate(std::string_view text) {
@@ -89,7 +104,7 @@ Rate parse_rate(std::string_view text) {
   double m = size_unit(base, ok);
   if (!ok || base.empty()) throw UnitError(fmt::format("unknown rate unit '{}' in '{}' (use GB/s, Gb/s, GiB/s, MB/s, GBps, Gbps)", s.unit, text));
   if (s.number < 0) throw UnitError(fmt::format("rate must not be negative, got '{}'", text));
-  return Rate(s.number * m);
+  return Rate(in_range(s.number * m, limits::kMaxRate, "rate", text, "1 B/s to 1 PB/s"));
 }
 
 Time parse_time(std::string_view text) {
@@ -101,7 +116,7 @@ Time parse_time(std::string_view text) {
   for (const auto& [name, m] : kTable)
     if (name == s.unit) {
       if (s.number < 0) throw UnitError(fmt::format("time must not be negative, got '{}'", text));
-      return Time::from_seconds(s.number * m);
+      return Time::from_seconds(in_range(s.number * m, limits::kMaxInputSeconds, "time", text, "0 to 1e6 s"));
     }
   throw UnitError(fmt::format("time '{}' needs a unit: ps, ns, us, ms, s", text));
 }
@@ -112,7 +127,8 @@ FlopRate parse_flop_rate(std::string_view text) {
   for (std::string_view suffix : {"FLOP/s", "FLOPS", "flop/s", "flops"}) {
     if (u.size() >= suffix.size() && u.substr(u.size() - suffix.size()) == suffix) {
       double m = 0;
-      if (prefix_multiplier(u.substr(0, u.size() - suffix.size()), m) && s.number >= 0) return FlopRate(s.number * m);
+      if (prefix_multiplier(u.substr(0, u.size() - suffix.size()), m) && s.number >= 0)
+        return FlopRate(in_range(s.number * m, limits::kMaxFlopRate, "flop rate", text, "1 FLOP/s to 1 EFLOP/s"));
     }
   }
   throw UnitError(fmt::format("flop rate '{}' needs a unit like '312 TFLOP/s'", text));
@@ -124,7 +140,8 @@ Flops parse_flops(std::string_view text) {
   for (std::string_view suffix : {"FLOP", "flop"}) {
     if (u.size() >= suffix.size() && u.substr(u.size() - suffix.size()) == suffix) {
       double m = 0;
-      if (prefix_multiplier(u.substr(0, u.size() - suffix.size()), m) && s.number >= 0) return Flops(s.number * m);
+      if (prefix_multiplier(u.substr(0, u.size() - suffix.size()), m) && s.number >= 0)
+        return Flops(in_range(s.number * m, limits::kMaxFlops, "flop count", text, "0 to 1e30 FLOP"));
     }
   }
   throw UnitError(fmt::format("flop count '{}' needs a unit like '3.1e21 FLOP'", text));

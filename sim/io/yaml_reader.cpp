@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <sstream>
+#include <system_error>
 
 #include "sim/io/unit_parse.hpp"
+#include "sim/io/yaml_scan.hpp"
 
 namespace plansim::io {
 namespace {
@@ -25,21 +28,54 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+// Reads at most the input cap (plus one byte, to tell a larger file): /dev/zero or a huge file costs
+// nothing. Directories, missing and unreadable files are clear I/O errors at the path.
 YamlFile YamlFile::load(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(SourcePos{path.string(), 0, 0}, "cannot open file (does it exist?)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path.string());
+  const SourcePos at{path.string(), 0, 0};
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found)
+    throw ConfigError(at, "cannot open file: no such file (paths are relative to the current directory)");
+  if (status.type() == std::filesystem::file_type::directory)
+    throw ConfigError(at, "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(at, fmt::format("cannot open file: {}", std::strerror(errno)));
+  constexpr auto cap = static_cast<std::streamsize>(limits::kMaxInputFileBytes);
+  std::string text(static_cast<size_t>(cap) + 1, '\0');
+  in.read(text.data(), cap + 1);
+  if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
+  const std::streamsize got = in.gcount();
+  if (got > cap)
+    throw ConfigError(at, fmt::format("the file is larger than {} MiB, the cap on input files (README 'Limits')",
+                                      limits::kMaxInputFileBytes / 1048576));
+  text.resize(static_cast<size_t>(got));
+  return parse(text, path.string());
 }
 
 YamlFile YamlFile::parse(const std::string& text, std::string name) {
+  if (text.size() > static_cast<size_t>(limits::kMaxInputFileBytes))
+    throw ConfigError(SourcePos{name, 0, 0}, fmt::format("the input is larger than {} MiB, the cap on input files "
+                                                         "(README 'Limits')", limits::kMaxInputFileBytes / 1048576));
+  scan_yaml(text, name);
   try {
     YAML::Node root = YAML::Load(text);
     if (!root || root.IsNull()) throw ConfigError(SourcePos{name, 1, 1}, "the document is empty");
     return YamlFile(root, std::move(name));
   } catch (const YAML::ParserException& e) {
     throw ConfigError(SourcePos{name, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(SourcePos{name, e.mark.line + 1, e.mark.column + 1}, "cannot read this YAML: " + e.msg);
+  }
+}
+
+YAML::Node parse_value(const std::string& text, const std::string& where) {
+  if (text.size() > static_cast<size_t>(limits::kMaxInputFileBytes))
+    throw ConfigError(SourcePos{where, 0, 0}, "the value is too long");
+  scan_yaml(text, where, where);
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(SourcePos{where, 0, 0}, "the value is not valid YAML: " + e.msg);
   }
 }
 
@@ -89,7 +125,16 @@ YAML::Node MapReader::get(const std::string& key) {
 
 YAML::Node MapReader::require(const std::string& key) {
   YAML::Node n = get(key);
-  if (!n) file_->fail(node_, fmt::format("{} is missing the required key '{}'", what_, key));
+  if (!n) {
+    // A key nobody asked for yet that is a plausible typo of this one: name it, not only the absence.
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      const std::string other = it->first.Scalar();
+      if (known_.count(other) || !did_you_mean(other, {key})) continue;
+      file_->fail(it->first, fmt::format("unknown key '{}' in {} (did you mean '{}'? {} requires it)", other, what_,
+                                         key, what_));
+    }
+    file_->fail(node_, fmt::format("{} is missing the required key '{}'", what_, key));
+  }
   if (n.IsNull()) file_->fail(n, fmt::format("'{}' has no value", key));
   return n;
 }
@@ -99,7 +144,7 @@ void MapReader::allow(std::initializer_list<std::string> keys) { known_.insert(k
 void MapReader::finish() {
   std::vector<std::string> known(known_.begin(), known_.end());
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    const std::string key = it->first.Scalar();  // keys are scalars (yaml_scan.cpp)
     if (known_.count(key)) continue;
     std::string msg = fmt::format("unknown key '{}' in {}", key, what_);
     if (auto s = did_you_mean(key, known)) msg += fmt::format(" (did you mean '{}'?)", *s);
@@ -108,22 +153,64 @@ void MapReader::finish() {
   }
 }
 
-int MapReader::positive_int(const std::string& key) {
-  YAML::Node n = require(key);
-  int v = scalar<int>(n, key);
-  if (v <= 0) fail(n, fmt::format("'{}' must be a positive integer, got {}", key, v));
+int64_t scalar_integer(const YamlFile& file, const YAML::Node& n, const std::string& key, IntRange range) {
+  if (!n.IsScalar())
+    file.fail(n, fmt::format("'{}' must be a single value, not a {}", key,
+                             n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null"));
+  const std::string& text = n.Scalar();
+  int64_t v = 0;
+  try {
+    v = parse_integer(text);
+  } catch (const UnitError&) {
+    // YAML's other integer forms (0x1F, 0o17); anything else is not an integer (or does not fit int64).
+    long long alt = 0;
+    if (text.find_first_of("xXoO") == std::string::npos || !YAML::convert<long long>::decode(n, alt))
+      file.fail(n, fmt::format("'{}' must be {}, got '{}'", key, describe(range), text));
+    v = alt;
+  }
+  if (auto p = range_problem(v, range); !p.empty()) file.fail(n, fmt::format("'{}' {}", key, p));
   return v;
 }
 
-int MapReader::positive_int_or(const std::string& key, int fallback) {
-  return has(key) ? positive_int(key) : fallback;
+double scalar_real(const YamlFile& file, const YAML::Node& n, const std::string& key, RealRange range) {
+  if (!n.IsScalar())
+    file.fail(n, fmt::format("'{}' must be a single value, not a {}", key,
+                             n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null"));
+  double v = 0;
+  try {
+    v = parse_real(n.Scalar());
+  } catch (const UnitError& e) {
+    file.fail(n, fmt::format("'{}' {}", key, e.what()));
+  }
+  if (auto p = range_problem(v, range); !p.empty()) file.fail(n, fmt::format("'{}' {}", key, p));
+  return v;
+}
+
+int64_t MapReader::integer(const std::string& key, IntRange range) {
+  return scalar_integer(*file_, require(key), key, range);
+}
+
+int64_t MapReader::integer_or(const std::string& key, IntRange range, int64_t fallback) {
+  return has(key) ? integer(key, range) : fallback;
+}
+
+int MapReader::positive_int(const std::string& key, int64_t cap) {
+  const int64_t hi = std::min<int64_t>(cap, std::numeric_limits<int>::max());
+  return static_cast<int>(integer(key, IntRange{1, hi}));
+}
+
+int MapReader::positive_int_or(const std::string& key, int fallback, int64_t cap) {
+  return has(key) ? positive_int(key, cap) : fallback;
 }
 
 double MapReader::positive_double(const std::string& key) {
-  YAML::Node n = require(key);
-  double v = scalar<double>(n, key);
-  if (!(v > 0)) fail(n, fmt::format("'{}' must be positive, got {}", key, v));
-  return v;
+  return real(key, RealRange{0, limits::kMaxPlainNumber, true});
+}
+
+double MapReader::real(const std::string& key, RealRange range) { return scalar_real(*file_, require(key), key, range); }
+
+double MapReader::real_or(const std::string& key, RealRange range, double fallback) {
+  return has(key) ? real(key, range) : fallback;
 }
 
 namespace {
@@ -152,7 +239,8 @@ Bytes MapReader::bytes_or(const std::string& key, Bytes fallback) {
 Rate MapReader::positive_rate(const std::string& key) {
   YAML::Node n = require(key);
   Rate r = parse_unit<Rate>(*this, n, key, parse_rate);
-  if (!(r.value() > 0)) fail(n, fmt::format("'{}' must be a positive rate, got '{}'", key, n.Scalar()));
+  if (!(r.value() >= limits::kMinRate))
+    fail(n, fmt::format("'{}' must be a rate from 1 B/s to 1 PB/s, got '{}'", key, n.Scalar()));
   return r;
 }
 
@@ -168,7 +256,8 @@ Time MapReader::time_or(const std::string& key, Time fallback) { return has(key)
 FlopRate MapReader::positive_flop_rate(const std::string& key) {
   YAML::Node n = require(key);
   FlopRate r = parse_unit<FlopRate>(*this, n, key, parse_flop_rate);
-  if (!(r.value() > 0)) fail(n, fmt::format("'{}' must be a positive rate, got '{}'", key, n.Scalar()));
+  if (!(r.value() >= limits::kMinFlopRate))
+    fail(n, fmt::format("'{}' must be a rate from 1 FLOP/s to 1 EFLOP/s, got '{}'", key, n.Scalar()));
   return r;
 }
 

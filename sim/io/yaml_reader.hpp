@@ -1,8 +1,11 @@
 #pragma once
 // io-internal: mark-aware reading of YAML documents. Only sim/io/*.cpp include this header (and so
 // yaml-cpp). Every accessor that rejects a value throws ConfigError at the value's file:line:col.
+// Before a document is built it is scanned once (yaml_scan.hpp): duplicate keys, non-scalar keys and a
+// second document are errors with both positions, and documents past the size caps are refused.
+// Numbers go through checked_number.hpp: finite, and inside the key's range or cap.
 //
-//   YamlFile file = YamlFile::load(path);          // file not found / syntax error -> ConfigError
+//   YamlFile file = YamlFile::load(path);          // file not found / directory / too big / syntax error
 //   MapReader m(file, file.root(), "topology");    // must be a mapping
 //   int n = m.required<int>("nodes");              // missing / wrong type -> ConfigError
 //   Rate bw = m.rate("bandwidth");                 // unit strings
@@ -10,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,7 +22,9 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/core/units.hpp"
+#include "sim/io/checked_number.hpp"
 
 namespace plansim::io {
 
@@ -42,6 +48,10 @@ class YamlFile {
   std::vector<std::pair<YAML::Node, std::string>> foreign_;
 };
 
+// A YAML value given outside a file (a --set override's right-hand side), checked as a file is
+// (syntax, duplicate and non-scalar keys, size); errors are reported at `where`.
+YAML::Node parse_value(const std::string& text, const std::string& where);
+
 // The closest candidate by edit distance, if it is close enough to be a plausible typo.
 std::optional<std::string> did_you_mean(std::string_view key, const std::vector<std::string>& candidates);
 
@@ -62,10 +72,16 @@ class MapReader {
     return n ? scalar<T>(n, key) : fallback;
   }
 
-  // Typed readers with range checks.
-  int positive_int(const std::string& key);
-  int positive_int_or(const std::string& key, int fallback);
+  // Typed readers with range checks. Integers have a cap (README "Limits"); the default is a generic
+  // one for counts. Reals must be finite; positive_double accepts (0, 1e18].
+  int positive_int(const std::string& key, int64_t cap = kDefaultCap);
+  int positive_int_or(const std::string& key, int fallback, int64_t cap = kDefaultCap);
+  int64_t integer(const std::string& key, IntRange range);
+  int64_t integer_or(const std::string& key, IntRange range, int64_t fallback);
   double positive_double(const std::string& key);
+  double real(const std::string& key, RealRange range);
+  double real_or(const std::string& key, RealRange range, double fallback);
+  static constexpr int64_t kDefaultCap = 16'777'216;
   Bytes positive_bytes(const std::string& key);
   Bytes bytes_or(const std::string& key, Bytes fallback);
   Rate positive_rate(const std::string& key);
@@ -93,18 +109,35 @@ class MapReader {
   YAML::Node node_;
   std::string what_;
   std::set<std::string> known_;
+  static constexpr double kMaxPlain = limits::kMaxPlainNumber;
 };
 
-// Converts a scalar node, with a precise message when the type is wrong.
+// A scalar node as an integer of any width (decimal, or YAML's 0x/0o forms), or a finite real.
+// ConfigError at the node, naming `key`, when the text is not one or does not fit.
+int64_t scalar_integer(const YamlFile& file, const YAML::Node& n, const std::string& key, IntRange range);
+double scalar_real(const YamlFile& file, const YAML::Node& n, const std::string& key, RealRange range);
+
+// Converts a scalar node, with a precise message when the type is wrong. Integers must fit the type;
+// reals must be finite (".nan", ".inf" and overflowing literals are errors).
 template <class T>
 T MapReader::scalar(const YAML::Node& n, const std::string& key) const {
-  if (!n.IsScalar()) fail(n, "'" + key + "' must be a single value, not a " + (n.IsMap() ? "mapping" : "list"));
-  try {
-    return n.as<T>();
-  } catch (const YAML::Exception&) {
-    std::string kind = std::is_same_v<T, bool> ? "true or false" : std::is_integral_v<T> ? "an integer"
-                       : std::is_floating_point_v<T> ? "a number" : "a string";
-    fail(n, "'" + key + "' must be " + kind + ", got '" + n.Scalar() + "'");
+  if (!n.IsScalar())
+    fail(n, "'" + key + "' must be a single value, not a " + (n.IsMap() ? "mapping" : n.IsSequence() ? "list" : "null"));
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const IntRange r{static_cast<int64_t>(std::numeric_limits<T>::min()),
+                     std::numeric_limits<T>::max() > std::numeric_limits<int64_t>::max()
+                         ? std::numeric_limits<int64_t>::max()
+                         : static_cast<int64_t>(std::numeric_limits<T>::max())};
+    return static_cast<T>(scalar_integer(*file_, n, key, r));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(scalar_real(*file_, n, key, RealRange{-kMaxPlain, kMaxPlain}));
+  } else {
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      std::string kind = std::is_same_v<T, bool> ? "true or false" : "a string";
+      fail(n, "'" + key + "' must be " + kind + ", got '" + n.Scalar() + "'");
+    }
   }
 }
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 
 #include "sim/core/assert.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/topo/cluster_spec.hpp"
 
 namespace plansim {
@@ -123,7 +125,53 @@ void add_fabric(TopologyBuilder& b, const ClusterSpec& spec, const std::vector<s
 
 }  // namespace
 
+ClusterSize cluster_size(const ClusterSpec& spec) {
+  const NodeSpec& n = spec.node;
+  const FabricSpec& f = spec.fabric;
+  ClusterSize c;
+  const double servers = spec.servers, g = n.gpus, nics = n.nics.count;
+  const double switches = n.pcie.gpus_per_switch > 0 ? g / n.pcie.gpus_per_switch : g;
+  c.gpus = servers * g;
+  const double per_server_nodes = g + n.pcie.cpus + switches * (n.pcie.p2p ? 1 : 2) + nics;
+  const double per_server_links = (n.nvswitch ? 2 * g : 0) + 2 * (n.pcie.cpus - 1) + 2 * switches + 2 * g + 4 * nics;
+  double domains = 0;
+  if (n.nvswitch) domains = std::ceil(servers / std::max(1, n.nvswitch->domain_servers));
+  if (f.kind != FabricKind::none && nics > 0) {
+    const double ports = std::max(1, f.leaf_down_ports);
+    c.leaves = f.kind == FabricKind::single_switch    ? 1
+               : f.kind == FabricKind::rail_optimized ? std::ceil(servers / ports) * nics
+                                                      : std::ceil(servers * nics / ports);
+    if (f.tiers >= 2) {
+      const double pods = f.tiers == 3 ? std::ceil(c.leaves / std::max(1, f.leaves_per_pod)) : 1;
+      c.spines = pods * f.spines;
+      if (f.tiers == 3) c.cores = f.cores;
+      c.links += 2 * c.leaves * f.leaf_up_links + (f.tiers == 3 ? 2 * c.spines * f.spine_up_links : 0);
+    }
+  }
+  c.nodes = servers * per_server_nodes + domains + c.leaves + c.spines + c.cores +
+            static_cast<double>(spec.extra_nodes.size());
+  c.links += servers * per_server_links + 2 * static_cast<double>(spec.extra_links.size());
+  return c;
+}
+
+std::string cluster_size_problem(const ClusterSpec& spec) {
+  const ClusterSize c = cluster_size(spec);
+  auto over = [](const char* what, double v, int64_t cap) {
+    return fmt::format("this topology has {:.0f} {}, more than {}, the cap (README 'Limits')", v, what, cap);
+  };
+  if (c.gpus > static_cast<double>(limits::kMaxGpus)) return over("GPUs", c.gpus, limits::kMaxGpus);
+  if (c.leaves > static_cast<double>(limits::kMaxSwitchesPerTier))
+    return over("leaf switches", c.leaves, limits::kMaxSwitchesPerTier);
+  if (c.spines > static_cast<double>(limits::kMaxSwitchesPerTier))
+    return over("spine switches", c.spines, limits::kMaxSwitchesPerTier);
+  if (c.nodes > static_cast<double>(limits::kMaxGraphNodes)) return over("graph nodes", c.nodes, limits::kMaxGraphNodes);
+  if (c.links > static_cast<double>(limits::kMaxGraphLinks))
+    return over("directed links", c.links, limits::kMaxGraphLinks);
+  return {};
+}
+
 Topology build_cluster(const ClusterSpec& spec) {
+  if (const std::string why = cluster_size_problem(spec); !why.empty()) throw ConfigError(spec.fabric.pos, why);
   const NodeSpec& n = spec.node;
   PLANSIM_ASSERT(n.gpus > 0 && spec.servers > 0 && n.gpus % n.pcie.gpus_per_switch == 0, "cluster spec not validated");
   PLANSIM_ASSERT(n.nics.count == 0 || n.nics.affinity.size() == static_cast<size_t>(n.gpus), "NIC affinity size");

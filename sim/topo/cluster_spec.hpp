@@ -103,8 +103,18 @@ struct ClusterSpec {
   std::vector<ExtraLink> extra_links;
 };
 
-// Builds the graph. Throws ConfigError for an extra link naming an unknown node and when some GPU
-// cannot reach another (e.g. several servers with no fabric).
+// Nodes and directed links build_cluster would create, counted in doubles (no overflow whatever the
+// counts), and the reason the graph is over the caps (limits.hpp: GPUs, switches per tier, graph nodes
+// and links), or "" when it is within them.
+struct ClusterSize {
+  double gpus = 0, leaves = 0, spines = 0, cores = 0, nodes = 0, links = 0;
+};
+ClusterSize cluster_size(const ClusterSpec& spec);
+std::string cluster_size_problem(const ClusterSpec& spec);
+
+// Builds the graph. Throws ConfigError for an extra link naming an unknown node, when some GPU cannot
+// reach another (e.g. several servers with no fabric), and when the graph would be over the caps
+// (cluster_size_problem, checked before anything is allocated).
 Topology build_cluster(const ClusterSpec& spec);
 
 }  // namespace plansim

@@ -53,7 +53,7 @@ TEST_CASE("scenario: --set overrides apply before validation", "[io][scenario]")
         "--set training.micro_bach=4: unknown key 'training.micro_bach' (did you mean 'training.micro_batch'?)");
   // A bad overridden value is still reported as an error of the key.
   CHECK(error_of(kBase, {"training.micro_batch=zero"}) ==
-        "--set training.micro_batch=zero: 'micro_batch' must be an integer, got 'zero'");
+        "--set training.micro_batch=zero: 'micro_batch' must be an integer from 1 to 1,048,576, got 'zero'");
   CHECK(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}) ==
         "--set parallel.order=[tp, tp, ep, dp, pp]: 'tp' appears twice in 'order'");
 }
@@ -71,7 +71,8 @@ TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
   CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2, 3]"}),
              Catch::Contains("'stage_layers' lists 3 stages, but pp·virtual_stages = 2·1 = 2"));
   CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[1, 2]"}), Catch::Contains("'stage_layers' sum to 3, but the model has"));
-  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[-1, 9]"}), Catch::Contains("entries must be positive integers (0 allowed for the first and last), got -1"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[-1, 9]"}), Catch::Contains("'stage_layers' must be an integer from 0 to 4,096, got -1"));
+  CHECK_THAT(error_of(kBase, {"parallel.stage_layers=[4, 0, 4, 0]"}), Catch::Contains("entries must be positive integers (0 allowed for the first and last)"));
   CHECK_THAT(error_of(kBase, {"schedule.kind=interleave"}), Catch::Contains("did you mean 'interleaved'"));
   CHECK_THAT(error_of(kBase, {"parallel.ep=2"}), Catch::Contains("needs an MoE model"));
   CHECK_THAT(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}), Catch::Contains("'tp' appears twice"));

@@ -102,7 +102,7 @@ TEST_CASE("topology yaml errors: unknown key with did-you-mean", "[io][topo][err
 }
 
 TEST_CASE("topology yaml errors: wrong type", "[io][topo][errors]") {
-  CHECK(error_of(with("  gpus: 8\n", "  gpus: eight\n")) == "t.yaml:5:9: 'gpus' must be an integer, got 'eight'");
+  CHECK(error_of(with("  gpus: 8\n", "  gpus: eight\n")) == "t.yaml:5:9: 'gpus' must be an integer from 1 to 1,024, got 'eight'");
   CHECK(error_of(with("    bandwidth: 450 GB/s\n", "    bandwidth: [450]\n")) ==
         "t.yaml:7:16: 'bandwidth' must be a single value with a unit");
   CHECK(error_of(with("  kind: single_switch\n", "  kind: fat_tre\n")) ==
@@ -116,10 +116,10 @@ TEST_CASE("topology yaml errors: missing field", "[io][topo][errors]") {
 }
 
 TEST_CASE("topology yaml errors: zero or negative sizes", "[io][topo][errors]") {
-  CHECK(error_of(with("  gpus: 8\n", "  gpus: 0\n")) == "t.yaml:5:9: 'gpus' must be a positive integer, got 0");
-  CHECK(error_of(with("nodes: 2\n", "nodes: -1\n")) == "t.yaml:2:8: 'nodes' must be a positive integer, got -1");
+  CHECK(error_of(with("  gpus: 8\n", "  gpus: 0\n")) == "t.yaml:5:9: 'gpus' must be an integer from 1 to 1,024, got 0");
+  CHECK(error_of(with("nodes: 2\n", "nodes: -1\n")) == "t.yaml:2:8: 'nodes' must be an integer from 1 to 131,072, got -1");
   CHECK(error_of(with("    bandwidth: 400 Gb/s\n", "    bandwidth: 0 Gb/s\n")) ==
-        "t.yaml:16:16: 'bandwidth' must be a positive rate, got '0 Gb/s'");
+        "t.yaml:16:16: 'bandwidth' must be a rate from 1 B/s to 1 PB/s, got '0 Gb/s'");
 }
 
 TEST_CASE("topology yaml errors: unknown GPU model", "[io][topo][errors]") {
@@ -137,7 +137,9 @@ TEST_CASE("topology yaml errors: inconsistent counts", "[io][topo][errors]") {
   CHECK(error_of(with("    latency: 0.5 us\nfabric", "    latency: 0.5 us\n    affinity: [0, 1]\nfabric")) ==
         "t.yaml:18:15: 'affinity' lists 2 NICs but the server has 8 GPUs");
   CHECK(error_of(with("  kind: single_switch\n", "  kind: none\n")).rfind("t.yaml:19:3: n1.gpu0 cannot reach n0.gpu0", 0) == 0);
-  CHECK(error_of(with("  gpus: 8\n", "  gpus: 8\n  nvswitch: {bandwidth: 1 GB/s, latency: 1 us, domain_servers: 4}\n"))
+  // (This case once added a second `nvswitch` key, which yaml-cpp silently resolved to the first: now an error.)
+  CHECK(error_of(with("  nvswitch:\n    bandwidth: 450 GB/s\n    latency: 0.25 us\n",
+                      "  nvswitch: {bandwidth: 1 GB/s, latency: 1 us, domain_servers: 4}\n"))
             .find("'nodes' (2) must be a multiple of nvswitch.domain_servers (4)") != std::string::npos);
 }
 
@@ -154,7 +156,7 @@ TEST_CASE("topology yaml errors: file not found", "[io][topo][errors]") {
     (void)load_topology("/nonexistent/topo.yaml");
     FAIL("no error");
   } catch (const ConfigError& e) {
-    CHECK(std::string(e.what()) == "/nonexistent/topo.yaml: cannot open file (does it exist?)");
+    CHECK(std::string(e.what()) == "/nonexistent/topo.yaml: cannot open file: no such file (paths are relative to the current directory)");
   }
 }
 

@@ -24,7 +24,7 @@ TEST_CASE("yaml reader: syntax errors carry file:line:col", "[io]") {
 
 TEST_CASE("yaml reader: file not found", "[io]") {
   CHECK(error_of([] { YamlFile::load("/nonexistent/x.yaml"); }) ==
-        "/nonexistent/x.yaml: cannot open file (does it exist?)");
+        "/nonexistent/x.yaml: cannot open file: no such file (paths are relative to the current directory)");
 }
 
 TEST_CASE("yaml reader: unknown key suggests the closest known one", "[io]") {
@@ -39,9 +39,9 @@ TEST_CASE("yaml reader: missing, wrong type, non-positive", "[io]") {
   auto f = YamlFile::parse("nodes: four\nsize: 0 GB\nn: -3\nbw: 400 Gb\nlist: [1]\n", "t.yaml");
   MapReader m(f, f.root(), "the node");
   CHECK(error_of([&] { (void)m.positive_int("gpus"); }) == "t.yaml:1:1: the node is missing the required key 'gpus'");
-  CHECK(error_of([&] { (void)m.positive_int("nodes"); }) == "t.yaml:1:8: 'nodes' must be an integer, got 'four'");
+  CHECK(error_of([&] { (void)m.positive_int("nodes"); }) == "t.yaml:1:8: 'nodes' must be an integer from 1 to 16,777,216, got 'four'");
   CHECK(error_of([&] { (void)m.positive_bytes("size"); }) == "t.yaml:2:7: 'size' must be a positive size, got '0 GB'");
-  CHECK(error_of([&] { (void)m.positive_int("n"); }) == "t.yaml:3:4: 'n' must be a positive integer, got -3");
+  CHECK(error_of([&] { (void)m.positive_int("n"); }) == "t.yaml:3:4: 'n' must be an integer from 1 to 16,777,216, got -3");
   CHECK(error_of([&] { (void)m.positive_rate("bw"); }).find("t.yaml:4:5: 'bw': rate '400 Gb' needs a unit per second") == 0);
   CHECK(error_of([&] { (void)m.required<int>("list"); }) == "t.yaml:5:7: 'list' must be a single value, not a list");
 }

@@ -25,7 +25,7 @@ expect_exit 2 "$plansim" collective --topology "$t" --op allsum
 expect_stderr "^--op: unknown collective 'allsum'" "$plansim" collective --topology "$t" --op allsum
 expect_exit 2 "$plansim" collective --topology "$t" --algo spiral
 expect_stderr "unknown algorithm 'spiral'" "$plansim" collective --topology "$t" --algo spiral
-expect_stderr "^-b: '8X': unknown size suffix" "$plansim" collective --topology "$t" -b 8X
+expect_stderr "^plansim: --minbytes: '8X' is not a size" "$plansim" collective --topology "$t" -b 8X
 expect_stderr "algorithm 'nvls' cannot run all_gather" "$plansim" collective --topology "$t" --nodes 1 --op all_gather --algo nvls -b 1M -e 1M
 expect_stderr "^--gpus: 64 GPUs asked" "$plansim" collective --topology "$t" --nodes 1 --gpus 64
 expect_exit 2 "$plansim" collective --topology "$t" --calibration "$src/tests/data/coll/bad_calibration.yaml"
