@@ -27,6 +27,10 @@ ComputeOverrides merge(const ComputeOverrides& base, const ComputeOverrides& ove
 
 void apply_profile(const CalibrationProfile& profile, const std::string& origin, ScenarioCalibration& cal,
                    ComputeOverrides& compute) {
+  if (profile.base_none) {
+    cal = ScenarioCalibration{};
+    compute = ComputeOverrides{};
+  }
   cal.layers.push_back(profile.layer(origin));
   compute = merge(compute, profile.compute);
   if (profile.collectives) {

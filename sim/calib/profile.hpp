@@ -23,6 +23,9 @@ struct CalibrationProfile {
   std::string source;                   // one line of provenance (`source.summary`, else `source.fitted_by`)
   ComputeOverrides compute;             // the keys it sets
   std::shared_ptr<const NcclModelParams> collectives;  // null when the profile has no `collectives:`
+  // `base: none`: the profile was fitted on plansim's built-in defaults (as `calibrate --runs` fits), so
+  // it replaces the layers below it instead of stacking on them: applying it reproduces its fit.
+  bool base_none = false;
 
   // True when `gpu_model` starts with one of `applies_to` (an empty list applies to every GPU).
   [[nodiscard]] bool applies_to_gpu(const std::string& gpu_model) const;

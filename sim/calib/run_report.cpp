@@ -78,6 +78,7 @@ std::string fitted_profile_yaml(const RunSet& set, const std::vector<FitParamete
     y += "]\n";
   }
   if (!info.stack.empty()) y += fmt::format("stack: {}\n", quoted(info.stack));
+  y += "base: none  # fitted on plansim's built-in defaults: replaces the profiles below it\n";
   std::set<std::string> datasets;
   for (const auto& r : set.runs) datasets.insert(r.dataset);
   std::string ds;

@@ -60,6 +60,7 @@ CalibrationProfile read_profile(const YamlFile& f) {
   p.name = m.required<std::string>("name");
   p.applies_to = string_list(m, "applies_to");
   p.stack = m.optional<std::string>("stack", "");
+  p.base_none = m.choice_or("base", {"none", "layered"}, "layered") == "none";
   p.source = read_source(f, m.require("source"));
   if (YAML::Node c = m.get("compute")) p.compute = read_compute(f, c);
   if (YAML::Node c = m.get("collectives"))

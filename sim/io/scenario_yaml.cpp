@@ -104,7 +104,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
     MapReader a(f, m.get("attention"), "model.attention");
     s.attention.causal = a.choice_or("mask", {"causal", "full"}, "causal") == "causal";
     if (a.has("window")) {
-      s.attention.window = positive_i64(a, "window");
+      s.attention.window = positive_i64(a, "window", lim::kMaxSeqLen);
       if (!s.attention.causal) f.fail(a.require("window"), "a sliding 'window' needs mask: causal");
     }
     a.finish();

@@ -125,6 +125,15 @@ TEST_CASE("profile: layers apply shipped < topology < scenario < compute: keys, 
     CHECK_THAT(error_of([&] { load_scenario(dir / "s.yaml", {"calibration=h100.yaml"}); }),
                Catch::Contains("applies to H100-SXM, but this topology's GPU is RTX-4090"));
   }
+  SECTION("a profile fitted on the built-in defaults (base: none) replaces the layers below it") {
+    write(dir / "fitted.yaml", "plansim_profile: 1\nname: f\nbase: none\nsource: me\ncompute: {hbm_efficiency: 0.5}\n");
+    const LoadedScenario c = load_scenario(dir / "s.yaml", {"calibration=fitted.yaml"});
+    REQUIRE(c.scenario.calibration.layers.size() == 1);
+    CHECK(c.scenario.calibration.layers[0].name == "f");
+    CHECK_FALSE(c.scenario.compute.attention_efficiency);    // the topology's profile is gone
+    CHECK_FALSE(c.scenario.calibration.collectives);
+    CHECK(*c.scenario.compute.hbm_efficiency == 0.6);        // the scenario's own keys still apply last
+  }
   SECTION("a missing profile file") {
     CHECK_THAT(error_of([&] { load_scenario(dir / "s.yaml", {"calibration=nope.yaml"}); }),
                Catch::Contains("calibration profile") && Catch::Contains("does not exist"));

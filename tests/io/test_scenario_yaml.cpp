@@ -111,9 +111,9 @@ TEST_CASE("scenario: compute keys (the calibration profile's), attention mask, M
   CHECK(s.scenario.model.attention.causal);
   CHECK(s.scenario.model.attention.window == 512);
   CHECK(load(kBase).scenario.model.attention.causal);  // default: causal, no window
-  CHECK(error_of(kBase, {"compute.sustained_factor=1.5"}).find("'sustained_factor' must be in (0, 1]") !=
+  CHECK(error_of(kBase, {"compute.sustained_factor=1.5"}).find("'sustained_factor' must be a number > 0 and <= 1, got 1.5") !=
         std::string::npos);
-  CHECK(error_of(kBase, {"compute.moe_load_imbalance=0.5"}).find("must be >= 1") != std::string::npos);
+  CHECK(error_of(kBase, {"compute.moe_load_imbalance=0.5"}).find("must be a number from 1 to 1,000") != std::string::npos);
   CHECK(error_of(kBase, {"compute.mamf_shape=[1, 2]"}).find("'mamf_shape' must list M, N, K") != std::string::npos);
   CHECK(error_of(kBase, {"model.attention={mask: full, window: 8}"}).find("needs mask: causal") != std::string::npos);
   CHECK(error_of(kBase, {"model.attention={mask: sparse}"}) != "<no error>");

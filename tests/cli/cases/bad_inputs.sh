@@ -80,7 +80,7 @@ expect_stderr "passed 9.2e\+06 s \(106 days\), the range of the simulated clock"
 expect_stderr "global_batch' must be an integer from 1 to 16,777,216, got 4,294,967,312" "$plansim" run "$bad/scenario/global_batch_wraps.yaml"
 expect_stderr "'cp' must be an integer from 1 to 131,072, got 536,870,914" "$plansim" run "$bad/scenario/cp_wraps_world.yaml"
 expect_stderr "tp·pp·dp·cp = 65536·65536·65536·65536 is more than 131,072 GPUs" "$plansim" run "$bad/scenario/world_overflow.yaml"
-expect_stderr "'stage_layers' must be an integer from 1 to 4,096, got 2,147,483,647" "$plansim" run "$bad/scenario/stage_layers_overflow.yaml"
+expect_stderr "'stage_layers' must be an integer from 0 to 4,096, got 2,147,483,647" "$plansim" run "$bad/scenario/stage_layers_overflow.yaml"
 
 # Silently ignored input: duplicate keys and a second document, both positions.
 expect_stderr "duplicate_key.yaml:5:3: duplicate key 'gpus' \(first at line 4, column 3\)" "$plansim" topo "$bad/topology/duplicate_key.yaml"

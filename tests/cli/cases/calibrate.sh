@@ -15,7 +15,8 @@ expect_exit 2 "$plansim" calibrate
 
 # --runs round trip: "measure" three small plans with plansim itself at a known attention_efficiency (0.4),
 # fit that key from the built-in default, and check that the fit finds 0.4 and that the profile it wrote
-# reproduces every measurement (fit -> profile -> run).
+# (base: none: it replaces the shipped H100 profile, as the fit ran without it) reproduces every
+# measurement (fit -> profile -> run).
 rt="$tmp/roundtrip"; mkdir -p "$rt"
 measure() {  # scenario, seq_len -> iteration time (s) with attention_efficiency 0.4 and no profile
   "$plansim" run "$src/scenarios/$1" --set model.seq_len="$2" --set compute.attention_efficiency=0.4 \
