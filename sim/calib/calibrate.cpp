@@ -21,15 +21,6 @@ LinearFit fit_group(const std::vector<const Sample*>& samples, const std::vector
   }
 }
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + '"';
-}
-
 }  // namespace
 
 Profile calibrate(const Measurements& m) {
@@ -99,16 +90,16 @@ std::string profile_yaml(const Profile& p, const std::vector<std::string>& appli
   y += "# plansim-hw bench JSON. `compute:` is what the simulator reads; `measured:` the fits behind it (keys:\n";
   y += "# hw/README.md; relative-residual weighted least squares with Huber reweighting, sim/calib/linear_fit.hpp).\n";
   y += fmt::format("plansim_profile: {}\n", kProfileFormatVersion);
-  y += fmt::format("name: {}\n", quoted(p.device + " (bench)"));
+  y += fmt::format("name: {}\n", yaml_quoted(p.device + " (bench)"));
   if (!applies_to.empty()) {
     y += "applies_to: [";
-    for (size_t i = 0; i < applies_to.size(); ++i) y += (i ? ", " : "") + quoted(applies_to[i]);
+    for (size_t i = 0; i < applies_to.size(); ++i) y += (i ? ", " : "") + yaml_quoted(applies_to[i]);
     y += "]\n";
   }
   y += "source:\n";
-  y += fmt::format("  summary: {}\n", quoted("plansim-hw bench on " + p.device));
+  y += fmt::format("  summary: {}\n", yaml_quoted("plansim-hw bench on " + p.device));
   y += "  data:\n";
-  for (const auto& s : p.sources) y += fmt::format("    - {}\n", quoted(s));
+  for (const auto& s : p.sources) y += fmt::format("    - {}\n", yaml_quoted(s));
   y += "compute:";
   std::string compute;
   for (const auto& g : p.gemms)  // the large-GEMM rate of the training dtypes (MAMF, README "Definitions")
@@ -116,16 +107,16 @@ std::string profile_yaml(const Profile& p, const std::vector<std::string>& appli
   y += compute.empty() ? " {}\n" : compute + "\n";
   y += "measured:\n";
   y += "  version: 1\n";
-  y += fmt::format("  device: {}\n", quoted(p.device));
+  y += fmt::format("  device: {}\n", yaml_quoted(p.device));
   y += "  sources:\n";
-  for (const auto& s : p.sources) y += fmt::format("    - {}\n", quoted(s));
+  for (const auto& s : p.sources) y += fmt::format("    - {}\n", yaml_quoted(s));
   auto fit_quality = [](const LinearFit& f) {
     return fmt::format("      points: {}\n      median_rel_residual: {:.4f}\n      max_rel_residual: {:.4f}\n", f.points,
                        f.median_abs_rel_residual, f.max_abs_rel_residual);
   };
   y += p.collectives.empty() ? "  collectives: []\n" : "  collectives:  # t(S) = latency + S * busbw_factor / bus_bandwidth\n";
   for (const auto& c : p.collectives) {
-    y += fmt::format("    - op: {}\n      algorithm: {}\n      nranks: {}\n", c.op, quoted(c.algorithm), c.nranks);
+    y += fmt::format("    - op: {}\n      algorithm: {}\n      nranks: {}\n", c.op, yaml_quoted(c.algorithm), c.nranks);
     y += fmt::format("      latency: \"{:.6g} us\"\n      bus_bandwidth: \"{:.6g} GB/s\"\n", c.latency_s * 1e6,
                      c.bus_bandwidth_Bps / 1e9);
     y += fit_quality(c.fit);

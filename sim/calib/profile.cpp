@@ -17,6 +17,15 @@ bool CalibrationProfile::applies_to_gpu(const std::string& gpu_model) const {
   return false;
 }
 
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
 CalibrationLayer CalibrationProfile::layer(const std::string& origin) const { return {origin, file, name, source}; }
 
 ComputeOverrides merge(const ComputeOverrides& base, const ComputeOverrides& over) {

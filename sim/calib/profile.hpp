@@ -32,6 +32,9 @@ struct CalibrationProfile {
   [[nodiscard]] CalibrationLayer layer(const std::string& origin) const;
 };
 
+// `s` as a double-quoted YAML string (for the profiles `plansim calibrate` writes).
+std::string yaml_quoted(const std::string& s);
+
 // `over`'s keys replace `base`'s; keys `over` leaves unset keep `base`'s.
 ComputeOverrides merge(const ComputeOverrides& base, const ComputeOverrides& over);
 

@@ -8,15 +8,6 @@
 namespace plansim::calib {
 namespace {
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + '"';
-}
-
 // The published figure and the prediction in the metric's own unit.
 double in_metric(const MeasuredRun& r, double iteration_s) {
   return r.value * r.measured_iteration_s() / iteration_s;  // every metric is inversely proportional to time
@@ -71,26 +62,26 @@ std::string fitted_profile_yaml(const RunSet& set, const std::vector<FitParamete
                                 const FittedProfileInfo& info) {
   std::string y = "# plansim calibration profile (README \"Calibration profiles\"), written by `plansim calibrate --runs`.\n";
   y += fmt::format("plansim_profile: {}\n", kProfileFormatVersion);
-  y += fmt::format("name: {}\n", quoted(info.name));
+  y += fmt::format("name: {}\n", yaml_quoted(info.name));
   if (!info.applies_to.empty()) {
     y += "applies_to: [";
-    for (size_t i = 0; i < info.applies_to.size(); ++i) y += (i ? ", " : "") + quoted(info.applies_to[i]);
+    for (size_t i = 0; i < info.applies_to.size(); ++i) y += (i ? ", " : "") + yaml_quoted(info.applies_to[i]);
     y += "]\n";
   }
-  if (!info.stack.empty()) y += fmt::format("stack: {}\n", quoted(info.stack));
+  if (!info.stack.empty()) y += fmt::format("stack: {}\n", yaml_quoted(info.stack));
   y += "base: none  # fitted on plansim's built-in defaults: replaces the profiles below it\n";
   std::set<std::string> datasets;
   for (const auto& r : set.runs) datasets.insert(r.dataset);
   std::string ds;
   for (const auto& d : datasets) ds += (ds.empty() ? "" : ", ") + d;
   y += "source:\n";
-  y += fmt::format("  summary: {}\n", quoted(fmt::format("fitted by plansim calibrate to {} published {} runs ({})",
+  y += fmt::format("  summary: {}\n", yaml_quoted(fmt::format("fitted by plansim calibrate to {} published {} runs ({})",
                                                          set.runs.size(), set.gpu, ds)));
-  y += fmt::format("  fitted_by: {}\n", quoted(info.command));
+  y += fmt::format("  fitted_by: {}\n", yaml_quoted(info.command));
   y += "  data:\n";
   std::set<std::string> sources;
   for (const auto& r : set.runs)
-    if (sources.insert(r.source).second) y += fmt::format("    - {}\n", quoted(r.source));
+    if (sources.insert(r.source).second) y += fmt::format("    - {}\n", yaml_quoted(r.source));
   y += "compute:\n";
   for (const auto& [k, v] : info.kept) y += fmt::format("  {}: {}\n", k, v);
   for (size_t k = 0; k < params.size(); ++k)
@@ -114,7 +105,7 @@ std::string fitted_profile_yaml(const RunSet& set, const std::vector<FitParamete
   }
   y += "  runs:  # error = predicted / published throughput - 1, in %\n";
   for (size_t i = 0; i < set.runs.size(); ++i)
-    y += fmt::format("    - {{name: {}, error_pct: {:.2f}{}}}\n", quoted(set.runs[i].name), 100 * in[i],
+    y += fmt::format("    - {{name: {}, error_pct: {:.2f}{}}}\n", yaml_quoted(set.runs[i].name), 100 * in[i],
                      loo.empty() ? "" : fmt::format(", loo_error_pct: {:.2f}", 100 * loo[i]));
   return y;
 }
