@@ -71,7 +71,7 @@ int run_fit(const Args& a) {
     if (eq == std::string::npos || eq == 0) throw ConfigError(SourcePos{"--keep " + k, 0, 0}, "use --keep KEY=VALUE");
     kept.emplace_back(k.substr(0, eq), k.substr(eq + 1));
   }
-  const ComputeOverrides fixed = io::parse_compute_keys(kept, "--keep");
+  (void)io::parse_compute_keys(kept, "--keep");  // refuse a bad --keep before any simulation
   // Fits start from plansim's built-in defaults, not from any profile, so that they are reproducible.
   const calib::RunSet set = io::load_runs(a.runs, {"calibration=none"}, a.datasets);
   std::vector<double> measured;
@@ -93,7 +93,6 @@ int run_fit(const Args& a) {
   } catch (const calib::FitError& e) {
     throw ConfigError(SourcePos{a.runs, 0, 0}, std::string("cannot fit: ") + e.what());
   }
-  (void)fixed;
   calib::FittedProfileInfo info{a.name.empty() ? set.gpu + "-fitted" : a.name, a.stack, a.command_line,
                                 a.applies_to.empty() ? std::vector<std::string>{} : a.applies_to, kept};
   const std::string table = calib::format_run_fit(set, params, fit);

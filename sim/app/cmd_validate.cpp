@@ -34,7 +34,6 @@ struct Args {
 int validate_runs(const Args& a) {
   std::map<std::string, calib::ErrorStats> mape;  // "<gpu> <dataset>" -> stats
   bool regressed = false;
-  std::string expected_text;
   const io::ExpectedMape expected = a.expect.empty() ? io::ExpectedMape{} : io::load_expected_mape(a.expect);
   for (const auto& file : a.runs) {
     const calib::RunSet set = io::load_runs(file, a.sets, a.datasets);

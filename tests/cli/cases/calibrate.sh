@@ -43,3 +43,12 @@ expect_stdout "calibration +command line profile 'roundtrip'" "$plansim" run "$s
 expect_stderr 'has no default bounds' "$plansim" calibrate --runs "$rt/runs.yaml" --fit comm_slowdown
 expect_stderr "bad_scenario\.yaml:5:5: run 'x': --set parallel.tq=2: unknown key" "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml"
 expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml"
+# Runs files, --fit, --dataset and --calibration: every bad value is one line and exit 2.
+expect_stderr 'two_metrics\.yaml:7:[0-9]+: .measured. must give exactly one of' "$plansim" validate --runs "$src/tests/data/runs/two_metrics.yaml"
+expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/nan_measured.yaml"
+expect_stderr 'nan_measured\.yaml:7:' "$plansim" validate --runs "$src/tests/data/runs/nan_measured.yaml"
+expect_stderr 'has no data set .nope.' "$plansim" validate --runs "$rt/runs.yaml" --dataset nope
+expect_stderr 'bounds must read LO:HI' "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_efficiency=2:1
+expect_stderr "unknown key" "$plansim" calibrate --runs "$rt/runs.yaml" --fit no_such_key=0.1:1
+expect_stderr 'calibration profile .* does not exist' "$plansim" run "$src/scenarios/seed-small-batch.yaml" --calibration /no/such.yaml
+expect_exit 2 "$plansim" run "$src/scenarios/seed-small-batch.yaml" --calibration /no/such.yaml
