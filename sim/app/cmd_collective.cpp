@@ -16,6 +16,7 @@
 #include "sim/core/limits.hpp"
 #include "sim/io/checked_number.hpp"
 #include "sim/io/nccl_calibration.hpp"
+#include "sim/io/error_bands.hpp"
 #include "sim/io/nccl_compare.hpp"
 #include "sim/io/topology_loader.hpp"
 
@@ -143,6 +144,7 @@ int run_compare(const CollOptions& o) {
   const auto tables = io::load_nccl_compare(o.compare);
   std::string text;
   double all_big = 0, all_small = 0;
+  io::ErrorBands all_bands;
   int n_big = 0, n_small = 0;
   for (const auto& t : tables) {
     const CollOp op = parse_op(t.op_pos, t.op);
@@ -161,6 +163,7 @@ int run_compare(const CollOptions& o) {
     text += fmt::format("  {:>10} {:>5} {:>12} {:>12} {:>8}\n", "", "", "busbw GB/s", "busbw GB/s", "%");
     double big = 0, small = 0;
     int nb = 0, ns = 0;
+    io::ErrorBands bands;
     for (const auto& row : t.rows) {
       CollectiveMeasurement r;
       try {
@@ -173,16 +176,20 @@ int run_compare(const CollOptions& o) {
       text += fmt::format("  {:>10} {:>5} {:>12.2f} {:>12.2f} {:>+8.1f}  {}/{}\n", human(row.bytes), row.gpus, bus,
                           row.busbw_GBps, err, r.algorithm, r.protocol);
       if (row.busbw_GBps <= 0) continue;
+      bands.add(row.bytes, err);
       if (row.bytes.value() >= 1048576.0) big += std::abs(err), ++nb;
       else small += std::abs(err), ++ns;
     }
     auto mean = [](double s, int k) { return k ? fmt::format("{:.1f} % ({} rows)", s / k, k) : std::string("- (0 rows)"); };
     text += fmt::format("  mean |error|: >= 1 MiB {}, < 1 MiB {}\n", mean(big, nb), mean(small, ns));
+    text += fmt::format("  by size: {}\n", bands.format());
+    all_bands.merge(bands);
     all_big += big, n_big += nb, all_small += small, n_small += ns;
   }
   auto mean = [](double s, int k) { return k ? fmt::format("{:.1f} %", s / k) : std::string("-"); };
   text += fmt::format("overall mean |error| ({}): >= 1 MiB {} over {} rows, < 1 MiB {} over {} rows\n", o.compare,
                       mean(all_big, n_big), n_big, mean(all_small, n_small), n_small);
+  text += fmt::format("overall by size: {}\n", all_bands.format());
   write_output("-", text);
   return kExitOk;
 }

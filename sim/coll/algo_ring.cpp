@@ -78,6 +78,9 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     plan.steps_inter = (twice ? 2 : 1) * (nodes - 1);
     plan.steps_intra = steps - plan.steps_inter;
     plan.ring_plateau = twice && nodes > 1;
+    plan.channel_capped = true;
+    plan.call_bytes = ctx.bytes;
+    plan.nranks = n;
     return plan;
   }
 };

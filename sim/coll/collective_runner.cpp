@@ -13,6 +13,7 @@
 
 #include <unordered_map>
 
+#include "sim/coll/nccl_channels.hpp"
 #include "sim/coll/nccl_model.hpp"
 #include "sim/coll/selection.hpp"
 #include "sim/core/assert.hpp"
@@ -27,6 +28,7 @@ struct PreparedFlow {
   FlowRouteId route;
   Bytes wire;
   Time latency;
+  Rate cap;  // NCCL channel cap on the wire rate (nccl_channels.hpp); FlowNetwork::kNoCap if none
 };
 
 // Everything a run of one distinct call needs, computed once.
@@ -102,8 +104,11 @@ struct CollectiveRunner::Impl {
     p->protocol = to_string(c.protocol);
     for (const PlannedPhase& ph : c.plan.phases) {
       auto& w = p->flows.emplace_back();
-      for (const PlannedFlow& f : ph.flows)
-        w.push_back(PreparedFlow{net->prepare_route(f.links), wire_bytes(params, c.protocol, topo, f), f.latency});
+      std::vector<double> wire;
+      for (const PlannedFlow& f : ph.flows) wire.push_back(wire_bytes(params, c.protocol, topo, f).value());
+      const std::vector<double> caps = flow_caps(params, c.protocol, c.plan, ph, wire, topo, c.intra);
+      for (size_t i = 0; i < ph.flows.size(); ++i)
+        w.push_back(PreparedFlow{net->prepare_route(ph.flows[i].links), Bytes(wire[i]), ph.flows[i].latency, Rate(caps[i])});
       p->reduce.push_back(reduction_time(topo, ph.reduce_bytes_per_gpu));
     }
     const auto index = static_cast<uint32_t>(prepared.size());
@@ -147,7 +152,7 @@ struct CollectiveRunner::Impl {
         continue;
       }
       // `run` stays valid: starting a flow runs no callback (completions are events).
-      for (const PreparedFlow& f : flows) net->start_prepared(f.route, f.wire, f.latency, [this, r] { finish_one(r); });
+      for (const PreparedFlow& f : flows) net->start_prepared(f.route, f.wire, f.latency, [this, r] { finish_one(r); }, f.cap);
       if (reduce > Time::zero()) sim.after(reduce, [this, r] { finish_one(r); });
       return;
     }
@@ -196,7 +201,7 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::fun
     for (size_t f = 0; f < x.flows[ph].size(); ++f) {
       const PreparedFlow& fx = x.flows[ph][f];
       const PreparedFlow& fy = y.flows[ph][f];
-      if (fx.wire != fy.wire || fx.latency != fy.latency) return false;
+      if (fx.wire != fy.wire || fx.latency != fy.latency || fx.cap != fy.cap) return false;
       const auto& lx = px[ph].flows[f].links;
       const auto& ly = py[ph].flows[f].links;
       if (lx.size() != ly.size()) return false;

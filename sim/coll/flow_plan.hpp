@@ -36,6 +36,11 @@ struct FlowPlan {
   int steps_intra = 0;  // algorithm steps inside a server (NCCL's per-step hardware latency)
   int steps_inter = 0;  // algorithm steps crossing servers
   bool ring_plateau = false;  // a multi-server ring all-reduce (NCCL's "plateau effect", nccl_model.hpp)
+  // NCCL channels (nccl_channels.hpp): when set, every flow of a phase is one channel of a ring-like
+  // algorithm whose payload rates add up to the bus bandwidth, and the channel caps apply.
+  bool channel_capped = false;
+  Bytes call_bytes;  // the call's S, for the channels a size uses
+  int nranks = 0;
 
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;

@@ -1,5 +1,7 @@
 #include "sim/coll/nccl_model.hpp"
 
+#include "sim/coll/nccl_channels.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -37,6 +39,9 @@ NcclModelParams NcclModelParams::ideal() {
   m.pipeline_chunk_bytes = {0.0, 0.0, 0.0};
   m.extra_latency_us = 0.0;
   m.ring_plateau_factor = 1.0;
+  m.channel_cap_GBps = {0.0, 0.0, 0.0};
+  m.ll_max_GBps = 0.0;
+  m.thread_threshold = {0.0, 0.0, 0.0};
   return m;
 }
 
@@ -92,7 +97,8 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
 
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
   const double chunk = std::min(m.pipeline_chunk_bytes[static_cast<size_t>(p)], f.step_bytes.value());
-  const double fill = f.pipeline_steps > 1 ? (f.pipeline_steps - 1) * std::max(0.0, chunk) : 0.0;
+  const int depth = std::min(f.pipeline_steps - 1, std::max(0, m.pipeline_depth));
+  const double fill = depth > 0 ? depth * std::max(0.0, chunk) : 0.0;
   return Bytes((f.bytes.value() + fill) / flow_efficiency(m, p, topo, f));
 }
 
@@ -108,16 +114,21 @@ Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const Fl
   // Bytes per link of each phase: (link, bytes) pairs stably sorted by link, so that each link's
   // bytes are summed in flow order (no hash-map node per link).
   std::vector<std::pair<uint32_t, double>> load;
+  std::vector<double> wires;
   for (const auto& ph : plan.phases) {
     load.clear();
+    wires.clear();
     Time lat = Time::zero();
     for (const auto& f : ph.flows) {
       const double wire = wire_bytes(m, p, topo, f).value();
+      wires.push_back(wire);
       for (LinkId l : f.links) load.emplace_back(l.value, wire);
       lat = std::max(lat, f.latency);
     }
-    std::stable_sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     double worst = 0.0;  // seconds
+    const std::vector<double> caps = flow_caps(m, p, plan, ph, wires, topo, intra);
+    for (size_t i = 0; i < caps.size(); ++i) worst = std::max(worst, wires[i] / caps[i]);
+    std::stable_sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t i = 0; i < load.size();) {
       double bytes = 0;
       size_t j = i;

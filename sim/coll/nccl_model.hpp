@@ -7,10 +7,12 @@
 //     (NCCL src/graph/tuning.cc: baseLat, hwLat, "latencies += nsteps·lat"; a ring all-reduce has
 //     2(n-1) steps), plus extra_latency_us per call (launch/benchmark overhead, calibration).
 //   * pipeline fill: NCCL cuts each channel's data into chunks that flow through the algorithm's
-//     stages (2(n-1) for a ring all-reduce); before the last stage streams, (stages - 1) chunks of
-//     min(chunk, bytes per stage) must cross, so each flow carries that much more at its own rate
-//     (PlannedFlow::pipeline_steps/step_bytes, pipeline_chunk_bytes per protocol). Small messages pay
-//     ~(stages-1)/stages of their size again; large ones a constant (stages-1)·chunk.
+//     stages (2(n-1) for a ring all-reduce); before the channel streams, min(stages - 1, NCCL_STEPS)
+//     chunks of min(chunk, bytes per stage) must cross, so each flow carries that much more at its own
+//     rate (PlannedFlow::pipeline_steps/step_bytes, pipeline_chunk_bytes, pipeline_depth). The depth
+//     bound keeps a 16k-rank ring's start-up at 8 chunks, not 32k.
+//   * channels: a ring or hierarchical flow is capped at its share of the protocol's channel caps and
+//     of the links (nccl_channels.hpp), so bus bandwidth ramps with size as NCCL adds channels.
 //   * efficiency = protocol efficiency × link efficiency of the flow's bottleneck link kind
 //     (LL moves 8-byte lines holding 4 bytes of data and NCCL models ring LL at 1/4 of busBw; LL128
 //     120 of 128 bytes, modelled at 0.92 as tuning.cc does; Simple 1.0), and NCCL reaching ~80% of
@@ -55,6 +57,23 @@ struct NcclModelParams {
   double other_efficiency = 1.0;
   double nvls_efficiency = 0.61;     // 275 / 450 GB/s algbw of NVLS all-reduce on 8 H100 (issue 212)
   int channels = 2;                  // flows per ring/hierarchical stage (same total bandwidth)
+  // NCCL's channels (sim/coll/nccl_channels.hpp): how many the communicator opens (0 = from the
+  // topology), how many a call of a given size uses (src/enqueue.cc: channels are dropped while
+  // bytes < nChannels x nThreads x threadThreshold; tuning.cc: NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD
+  // 8, 8, 64 bytes per thread, ring LL x nRanks; src/include/device.h: NCCL_LL_MAX_NTHREADS 512,
+  // NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512), and each channel's bus-bandwidth cap
+  // per protocol (tuning.cc, NCCL 2.19-2.27 perChMaxRingLL128Bws: Ampere 20, Hopper 36.7 GB/s per
+  // channel; 0 = no per-channel cap) and LL's total cap (llMaxBws: Ampere 87.7, Hopper 141 GB/s on one
+  // node; 0 = none). Defaults: Hopper. A call's usable share of the links is channels used / channels.
+  int nccl_channels = 0;
+  PerProto channel_cap_GBps{0.0, 36.7, 0.0};
+  double ll_max_GBps = 141.0;
+  PerProto max_threads{512, 640, 512};
+  PerProto thread_threshold{8, 8, 64};
+  // A channel keeps at most NCCL_STEPS = 8 steps in flight per connection (src/include/device.h), so
+  // the pipeline start-up it pays before streaming is at most that many chunks, however long the
+  // ring: the fill below is min(stages - 1, pipeline_depth) chunks, not (stages - 1).
+  int pipeline_depth = 8;
   // Pipeline chunk per protocol: NCCL's Simple ring moves 2 MiB chunks per channel (buffSize 4 MiB /
   // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
   // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.

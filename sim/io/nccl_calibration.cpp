@@ -57,6 +57,16 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     m.finish();
   }
   p.channels = top.positive_int_or("channels", p.channels, limits::kMaxChannels);
+  p.nccl_channels = top.positive_int_or("nccl_channels", p.nccl_channels, limits::kMaxChannels);
+  p.pipeline_depth = top.positive_int_or("pipeline_depth", p.pipeline_depth, 1 << 20);
+  if (YAML::Node e = top.get("channel_cap")) {  // per-channel bus-bandwidth caps; 0 = none
+    MapReader m(f, e, "'channel_cap'");
+    const char* names[] = {"LL", "LL128", "Simple"};
+    for (size_t i = 0; i < 3; ++i)
+      p.channel_cap_GBps[i] = m.rate_or(names[i], Rate(p.channel_cap_GBps[i] * 1e9)).value() / 1e9;
+    m.finish();
+  }
+  if (top.get("ll_max")) p.ll_max_GBps = top.rate_or("ll_max", Rate(p.ll_max_GBps * 1e9)).value() / 1e9;
   if (YAML::Node e = top.get("pipeline_chunk")) {
     MapReader m(f, e, "'pipeline_chunk'");
     const char* names[] = {"LL", "LL128", "Simple"};

@@ -7,6 +7,10 @@
 //   efficiency: {nvlink: 0.82, pcie: 0.8, network: 0.94, other: 1.0, nvls: 0.61}
 //   protocol_efficiency: {LL: 0.25, LL128: 0.92, Simple: 1.0}
 //   channels: 2
+//   nccl_channels: 16                    # channels NCCL opens (default: 16 on NVLink, 2 over PCI)
+//   channel_cap: {LL128: 36.7 GB/s}      # per-channel bus-bandwidth cap per protocol (tuning.cc)
+//   ll_max: 141 GB/s                     # LL's total bus-bandwidth cap (tuning.cc llMaxBws)
+//   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
 //   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
 //   extra_latency: 10 us                 # per call (launch / benchmark timing overhead)
 //   base_latency_us: {ring: [LL, LL128, Simple], tree: [...], nvls: [...]}   # negative = protocol off

@@ -17,6 +17,16 @@ TEST_CASE("nccl calibration: keys override defaults, the rest stay", "[io][coll]
   CHECK(p.hw_latency_us[0][0][2] == NcclModelParams{}.hw_latency_us[0][0][2]);
 }
 
+TEST_CASE("nccl calibration: channels, per-channel caps, LL's cap and the pipeline depth", "[io][coll]") {
+  const auto p = io::parse_nccl_calibration(
+      "nccl_channels: 24\nchannel_cap:\n  LL128: 20 GB/s\nll_max: 87.7 GB/s\npipeline_depth: 4\n", "cal.yaml");
+  CHECK(p.nccl_channels == 24);
+  CHECK(p.channel_cap_GBps[1] == Approx(20.0));
+  CHECK(p.channel_cap_GBps[2] == NcclModelParams{}.channel_cap_GBps[2]);
+  CHECK(p.ll_max_GBps == Approx(87.7));
+  CHECK(p.pipeline_depth == 4);
+}
+
 TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll]") {
   auto err = [](const std::string& text) {
     try {
@@ -30,4 +40,10 @@ TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll
   CHECK_THAT(err("efficiency:\n  nvlink: 1.5\n"), Catch::Contains("cal.yaml:2:11"));
   CHECK_THAT(err("base_latency_us:\n  ring: [1, 2]\n"), Catch::Contains("cal.yaml:2:9") && Catch::Contains("three"));
   CHECK_THAT(err("chanels: 2\n"), Catch::Contains("cal.yaml:1:1") && Catch::Contains("channels"));
+  CHECK_THAT(err("nccl_channels: 0\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("nccl_channels: 65\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("channel_cap:\n  LL129: 20 GB/s\n"), Catch::Contains("cal.yaml:2:3") && Catch::Contains("LL128"));
+  CHECK_THAT(err("channel_cap:\n  LL128: -2 GB/s\n"), Catch::Contains("cal.yaml:2:"));
+  CHECK_THAT(err("ll_max: fast\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("pipeline_depth: 0\n"), Catch::Contains("cal.yaml:1:"));
 }

@@ -1,0 +1,29 @@
+#pragma once
+// NCCL's channels as they limit a ring-like collective's bandwidth (nccl_model.hpp's parameters):
+//   * the communicator opens C channels (NcclModelParams::nccl_channels, or from the topology:
+//     channels_for_topology);
+//   * a call of S bytes uses c(S) = min(C, max(1, floor(S / (nThreads x threadThreshold)))) of them
+//     (src/enqueue.cc drops channels while S < c x nThreads x threshold; the ring LL threshold is
+//     multiplied by nRanks, src/graph/tuning.cc), so it can use at most c(S)/C of the links' rate;
+//   * its bus bandwidth is at most c(S) x the protocol's per-channel cap (LL128: perChMaxRingLL128Bw)
+//     and, for LL, llMaxBw in total (tuning.cc).
+// A FlowPlan marked channel_capped has one flow per channel-share whose payload rates add up to the
+// bus bandwidth (ring), so each flow's cap is the phase's total cap divided by its flows.
+#include <vector>
+
+#include "sim/coll/flow_plan.hpp"
+#include "sim/coll/nccl_model.hpp"
+
+namespace plansim {
+
+// Channels NCCL opens for a group whose intra-server steps use `intra`: 16 on NVLink (the ring search
+// of src/graph/search.cc stops at MAXCHANNELS/2 = 16 rings over NVSwitch), 2 over PCI.
+int channels_for_topology(HwKind intra);
+// Channels a call of `bytes` over `nranks` uses with protocol `p` out of `open` (enqueue.cc).
+int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks, int open);
+// Per-flow caps on the wire rate (bytes on the wire per second; FlowNetwork::kNoCap where none binds)
+// of the flows of `ph`, whose wire bytes are `wire` (same order as ph.flows).
+std::vector<double> flow_caps(const NcclModelParams& m, Protocol p, const FlowPlan& plan, const PlannedPhase& ph,
+                              const std::vector<double>& wire, const Topology& topo, HwKind intra);
+
+}  // namespace plansim
