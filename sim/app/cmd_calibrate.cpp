@@ -8,12 +8,14 @@
 
 #include "sim/app/command.hpp"
 #include "sim/calib/calibrate.hpp"
+#include "sim/calib/nccl_fit.hpp"
 #include "sim/calib/run_fit.hpp"
 #include "sim/calib/run_predict.hpp"
 #include "sim/calib/run_report.hpp"
 #include "sim/io/bench_reader.hpp"
 #include "sim/io/profile_yaml.hpp"
 #include "sim/io/runs_yaml.hpp"
+#include "sim/io/topology_loader.hpp"
 
 namespace plansim::app {
 namespace {
@@ -24,6 +26,8 @@ struct Args {
   std::string runs;
   std::vector<std::string> fit, keep, applies_to, datasets;
   std::string name, stack;
+  std::string topology;  // bench collectives: fit the NCCL model on this topology (calib/nccl_fit.hpp)
+  int nodes = 0;
   bool no_loo = false, loo_exact = false;
   unsigned threads = 0;
   std::string command_line;
@@ -107,6 +111,21 @@ int run_fit(const Args& a) {
   return kExitOk;
 }
 
+int run_nccl_fit(const Args& a, const calib::Measurements& m) {
+  const Topology topo = load_topology(a.topology, a.nodes > 0 ? std::optional<int>(a.nodes) : std::nullopt);
+  const calib::NcclFit fit = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  const std::string table = calib::format_nccl_fit(fit);
+  const std::string profile = calib::nccl_fit_profile_yaml(fit, m, a.topology, a.applies_to);
+  if (a.output == "-") {
+    std::fputs(table.c_str(), stderr);
+    write_output("-", profile);
+  } else {
+    write_output(a.output, profile);
+    write_output("-", table);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 Command add_calibrate_command(CLI::App& app) {
@@ -124,6 +143,10 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_flag("--no-loo", args->no_loo, "skip the leave-one-out refits");
   sub->add_flag("--loo-exact", args->loo_exact,
                 "refit every leave-one-out fold by Levenberg-Marquardt (default: one Gauss-Newton step)");
+  sub->add_option("--topology", args->topology,
+                  "with bench JSON: fit the NCCL model's parameters (efficiency, extra latency) on this topology");
+  sub->add_option("--nodes", args->nodes, "override the topology's number of servers (with --topology)")
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("-j,--jobs", args->threads, "simulations at once (0 = one per core)")->capture_default_str();
   return {sub, [args] {
             check_output_path("--output", args->output);
@@ -139,6 +162,7 @@ Command add_calibrate_command(CLI::App& app) {
                                 "give bench JSON files, or --runs RUNS.yaml with --fit KEY");
             calib::Measurements m;
             for (const auto& path : args->inputs) io::read_bench_file(path, m);
+            if (!args->topology.empty()) return run_nccl_fit(*args, m);
             const calib::Profile profile = calib::calibrate(m);
             spdlog::info("calibrate: {} collective fit(s), {} GEMM fit(s), {} HBM fit(s) from {} file(s)",
                          profile.collectives.size(), profile.gemms.size(), profile.hbm.size(), m.sources.size());

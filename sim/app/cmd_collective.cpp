@@ -15,8 +15,8 @@
 #include "sim/core/error.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/io/checked_number.hpp"
-#include "sim/io/nccl_calibration.hpp"
 #include "sim/io/error_bands.hpp"
+#include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_compare.hpp"
 #include "sim/io/topology_loader.hpp"
 

@@ -1,0 +1,46 @@
+#pragma once
+// `plansim calibrate BENCH... --topology T`: fits the NCCL model's per-system parameters (not one
+// α/B line per group) to measured collectives, by running the model itself (measure_collective) on
+// the system's topology:
+//   * the efficiency of the link kind that bounds the measured groups at large sizes (network when the
+//     groups span servers, NVLS when `auto` runs NVLS there, else NVLink or PCIe), searched on a grid of
+//     0.01 over [0.05, 1];
+//   * the per-call extra latency, for each efficiency the closed-form least-squares value (>= 0) of the
+//     relative residuals (t_model + x - t) / t.
+// Every other parameter stays at `start` (NCCL's tuning.cc constants, or the profile given). Residuals
+// are reported per sample, and leave-one-out: by input file (one nccl-tests table per file) when there
+// are several, else by sample.
+#include <string>
+#include <vector>
+
+#include "sim/calib/measurements.hpp"
+#include "sim/coll/nccl_model.hpp"
+#include "sim/topo/topology.hpp"
+
+namespace plansim::calib {
+
+struct NcclFitResidual {
+  const CollectiveSample* sample = nullptr;
+  double predicted_s = 0;
+  double loo_predicted_s = 0;  // predicted by the fit without the sample's fold
+};
+
+struct NcclFit {
+  NcclModelParams params;          // start with the fitted efficiency and extra latency
+  std::string efficiency_key;      // nvlink, pcie, network or nvls
+  double efficiency = 0;
+  double extra_latency_us = 0;
+  std::vector<NcclFitResidual> residuals;
+  std::string loo_by;              // "file" or "sample"
+};
+
+// Throws ConfigError when there are no collective samples or a sample's algorithm is unknown.
+NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclModelParams& start);
+
+// The residual table (size, ranks, measured and predicted busbw, error, leave-one-out error).
+std::string format_nccl_fit(const NcclFit& f);
+// A calibration profile with the fitted `collectives:` section.
+std::string nccl_fit_profile_yaml(const NcclFit& f, const Measurements& m, const std::string& topology,
+                                  const std::vector<std::string>& applies_to);
+
+}  // namespace plansim::calib

@@ -1,0 +1,73 @@
+// The NCCL-model fit of `plansim calibrate --topology` recovers the efficiency and extra latency that
+// generated its data, and refuses rows it cannot model.
+#include <catch2/catch.hpp>
+
+#include "sim/calib/nccl_fit.hpp"
+#include "sim/coll/measure.hpp"
+#include "sim/core/error.hpp"
+#include "../coll/coll_fixtures.hpp"
+
+using namespace plansim;
+
+namespace {
+calib::Measurements synthetic(const Topology& topo, const NcclModelParams& truth, int n, const char* file) {
+  calib::Measurements m;
+  m.sources = {file};
+  for (double s = 65536; s <= 1 << 30; s *= 4) {
+    calib::CollectiveSample c;
+    c.op = "all_reduce";
+    c.algorithm = "auto";
+    c.nranks = n;
+    c.size_bytes = s;
+    c.busbw_factor = busbw_factor(CollOp::all_reduce, n);
+    c.time_s = measure_collective(topo, truth, CollOp::all_reduce, n, Bytes(s)).time.seconds();
+    c.pos = SourcePos{file, 1, 1};
+    m.collectives.push_back(c);
+  }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("nccl fit: recovers the network efficiency and extra latency that made the data", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(2, 4);
+  NcclModelParams truth;
+  truth.network_efficiency = 0.7;
+  truth.extra_latency_us = 12.0;
+  const calib::Measurements m = synthetic(topo, truth, 8, "a.json");
+  const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  CHECK(f.efficiency_key == "network");
+  CHECK(f.efficiency == Approx(0.7));
+  CHECK(f.extra_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.loo_by == "sample");
+  for (const auto& r : f.residuals) {
+    CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
+    CHECK(r.loo_predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
+  }
+  const std::string yaml = calib::nccl_fit_profile_yaml(f, m, "t.yaml", {"H100"});
+  CHECK_THAT(yaml, Catch::Contains("network: 0.70") && Catch::Contains("extra_latency: 12.0"));
+}
+
+TEST_CASE("nccl fit: one group inside an NVLink server fits the NVLink efficiency; folds by file", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 8);
+  NcclModelParams truth;
+  truth.nvlink_efficiency = 0.6;
+  calib::Measurements m = synthetic(topo, truth, 8, "a.json");
+  const calib::Measurements m2 = synthetic(topo, truth, 4, "b.json");
+  m.collectives.insert(m.collectives.end(), m2.collectives.begin(), m2.collectives.end());
+  const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  CHECK(f.efficiency_key == "nvlink");
+  CHECK(f.efficiency == Approx(0.6));
+  CHECK(f.loo_by == "file");
+}
+
+TEST_CASE("nccl fit: unknown algorithms, too many ranks and no rows are errors at the row", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 4);
+  calib::Measurements m = synthetic(topo, NcclModelParams{}, 4, "a.json");
+  m.collectives[1].algorithm = "spiral";
+  m.collectives[1].pos = SourcePos{"a.json", 7, 3};
+  CHECK_THROWS_WITH(calib::fit_nccl_model(m, topo, NcclModelParams{}), Catch::Contains("a.json:7:3") && Catch::Contains("spiral"));
+  m.collectives[1].algorithm = "ring";
+  m.collectives[2].nranks = 9;
+  CHECK_THROWS_WITH(calib::fit_nccl_model(m, topo, NcclModelParams{}), Catch::Contains("9 ranks"));
+  CHECK_THROWS_AS(calib::fit_nccl_model(calib::Measurements{}, topo, NcclModelParams{}), ConfigError);
+}
