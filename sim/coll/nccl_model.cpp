@@ -41,6 +41,8 @@ NcclModelParams NcclModelParams::ideal() {
   m.ring_plateau_factor = 1.0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
+  m.net_latency_us = 0.0;
+  m.net_overhead_us = 0.0;
   m.thread_threshold = {0.0, 0.0, 0.0};
   return m;
 }
@@ -68,9 +70,16 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra) {
   if (plan.phases.empty()) return Time::zero();
   const auto ci = static_cast<size_t>(c), pi = static_cast<size_t>(p);
-  double us = std::max(0.0, m.base_latency_us[ci][pi]) +
-              plan.steps_intra * std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]) +
-              plan.steps_inter * std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][ci][pi]);
+  const bool simple = p == Protocol::simple;
+  double intra_lat = std::max(0.0, m.hw_latency_us[static_cast<size_t>(intra)][ci][pi]);
+  // One GPU per server (no intra-server step): the tree's network latency (tuning.cc).
+  const size_t net_class = plan.steps_intra == 0 ? static_cast<size_t>(LatencyClass::tree) : ci;
+  double inter_lat = std::max(0.0, m.hw_latency_us[static_cast<size_t>(HwKind::net)][net_class][pi]);
+  if (plan.steps_inter > 0) {
+    inter_lat += std::max(0.0, m.net_latency_us) * (simple ? 2 : 1);
+    if (c == LatencyClass::ring) intra_lat = std::max(intra_lat, std::max(0.0, m.net_overhead_us) * (simple ? 3 : 1));
+  }
+  double us = std::max(0.0, m.base_latency_us[ci][pi]) + plan.steps_intra * intra_lat + plan.steps_inter * inter_lat;
   if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
   us += m.extra_latency_us;
   return Time::us(us);

@@ -81,6 +81,14 @@ struct NcclModelParams {
   // tuning.cc ncclTopoGetAlgoTime: a multi-node Ring/Simple all-reduce has its latency x1.9
   // ("Plateau effect of ring").
   double ring_plateau_factor = 1.9;
+  // Network steps (tuning.cc, NCCL 2.19-2.27 ncclTopoTuneModel): each inter-server step also pays the
+  // transport's own latency (graph latencyInter, from the net plugin's properties: 0 for NCCL's IB and
+  // socket plugins, set by plugins such as TCPX/EFA ones; a profile sets it per system), twice with
+  // Simple ("flush extra latency"); with one GPU per server the tree's network latency is used ("latencies
+  // fully exposed"); and a multi-server ring's intra-server steps cost at least the network post overhead
+  // (getNetOverhead: 1 us on Intel, 2 us on AMD hosts; x3 with Simple).
+  double net_latency_us = 0.0;
+  double net_overhead_us = 1.0;
   double extra_latency_us = 0.0;     // per call: host launch / benchmark timing overhead (calibration)
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).

@@ -75,6 +75,8 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     m.finish();
   }
   if (YAML::Node e = top.get("extra_latency")) p.extra_latency_us = top.time("extra_latency").micros();
+  if (top.get("net_latency")) p.net_latency_us = top.time("net_latency").micros();
+  if (top.get("net_overhead")) p.net_overhead_us = top.time("net_overhead").micros();
   if (YAML::Node b = top.get("base_latency_us")) read_per_class(f, b, "'base_latency_us'", p.base_latency_us);
   if (YAML::Node h = top.get("hw_latency_us")) {
     MapReader m(f, h, "'hw_latency_us'");

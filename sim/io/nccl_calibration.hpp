@@ -13,6 +13,8 @@
 //   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
 //   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
 //   extra_latency: 10 us                 # per call (launch / benchmark timing overhead)
+//   net_latency: 0 us                    # per network step: the transport's latency (x2 with Simple)
+//   net_overhead: 1 us                   # per intra-server step of a multi-server ring, at least (x3 Simple)
 //   base_latency_us: {ring: [LL, LL128, Simple], tree: [...], nvls: [...]}   # negative = protocol off
 //   hw_latency_us: {nvlink: {ring: [...], tree: [...], nvls: [...]}, pci: {...}, net: {...}}
 #include <filesystem>

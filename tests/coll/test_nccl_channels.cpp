@@ -111,3 +111,26 @@ TEST_CASE("scale: a 16,384-GPU all-reduce costs flows in proportion to GPUs, not
     CHECK(flows <= static_cast<uint64_t>(4) * n);
   }
 }
+
+TEST_CASE("latency: network steps add the transport latency (x2 Simple), one GPU per server takes the tree's", "[coll]") {
+  NcclModelParams m;
+  m.net_latency_us = 5.0;
+  FlowPlan plan;
+  plan.phases.emplace_back();
+  plan.steps_intra = 2;
+  plan.steps_inter = 2;
+  // Ring/Simple: base 8.4 + 2 x max(NVLink 3.4, overhead 1 x 3) + 2 x (net 14 + 2 x 5).
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::simple, plan, HwKind::nvlink).micros() ==
+        Approx(8.4 + 2 * 3.4 + 2 * (14.0 + 10.0)));
+  // Ring/LL: the intra-server step costs at least the network overhead (1 us > NVLink LL 0.6).
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::ll, plan, HwKind::nvlink).micros() ==
+        Approx(6.6 + 2 * 1.0 + 2 * (2.7 + 5.0)));
+  // One GPU per server: tree's network LL latency (5.0), not the ring's (2.7).
+  plan.steps_intra = 0;
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::ll, plan, HwKind::nvlink).micros() ==
+        Approx(6.6 + 2 * (5.0 + 5.0)));
+  // Inside one server none of it applies.
+  plan.steps_intra = 2;
+  plan.steps_inter = 0;
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::ll, plan, HwKind::nvlink).micros() == Approx(6.6 + 2 * 0.6));
+}

@@ -25,6 +25,9 @@ TEST_CASE("nccl calibration: channels, per-channel caps, LL's cap and the pipeli
   CHECK(p.channel_cap_GBps[2] == NcclModelParams{}.channel_cap_GBps[2]);
   CHECK(p.ll_max_GBps == Approx(87.7));
   CHECK(p.pipeline_depth == 4);
+  const auto q = io::parse_nccl_calibration("net_latency: 12 us\nnet_overhead: 2 us\n", "cal.yaml");
+  CHECK(q.net_latency_us == Approx(12.0));
+  CHECK(q.net_overhead_us == Approx(2.0));
 }
 
 TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll]") {
@@ -46,4 +49,6 @@ TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll
   CHECK_THAT(err("channel_cap:\n  LL128: -2 GB/s\n"), Catch::Contains("cal.yaml:2:"));
   CHECK_THAT(err("ll_max: fast\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("pipeline_depth: 0\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("net_latency: -3 us\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("net_overhead: slow\n"), Catch::Contains("cal.yaml:1:"));
 }
