@@ -13,6 +13,14 @@ expect_stderr 'bad_syntax\.json:2:15: ' "$plansim" calibrate "$d/bad_syntax.json
 expect_exit 2 "$plansim" calibrate "$d/no_such_file.json"
 expect_exit 2 "$plansim" calibrate
 
+# --topology: the NCCL model's parameters fitted to the 2x8 H200 table (profile on stdout, residuals on stderr);
+# a topology that is not there, or a row the model cannot run on it, is one line and exit 2.
+dc="$src/validate/nccl/bench/datacrunch_h200_2node_all_reduce.json"
+expect_stdout '^    network: 0\.[0-9]+$' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 2
+expect_stderr 'leave-one-out by sample' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 2
+expect_exit 2 "$plansim" calibrate "$dc" --topology "$tmp/no_such_topology.yaml"
+expect_stderr '16 ranks on topology' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 1
+
 # --runs round trip: "measure" three small plans with plansim itself at a known attention_efficiency (0.4),
 # fit that key from the built-in default, and check that the fit finds 0.4 and that the profile it wrote
 # (base: none: it replaces the shipped H100 profile, as the fit ran without it) reproduces every
