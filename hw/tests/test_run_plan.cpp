@@ -255,3 +255,37 @@ TEST_CASE("hw run executes the simulator's programs: DualPipe (two-way PP lanes)
     }
   }
 }
+
+TEST_CASE("hw run executes the fine-tuning programs: no frozen weight-gradient GEMMs, LoRA adapter GEMMs run",
+          "[hw][run][finetune]") {
+  // Per micro-batch and layer (gated MLP, LoRA on QKV and the projection: T = 2 targets, recompute full):
+  // forward 4 base + 2T adapter GEMMs, recomputed once; backward 2T adapter weight gradients and
+  // 4 + 2T data gradients, less layer 0's QKV and its A (nothing below is trained); the logits GEMM
+  // forward and its data gradient only. 28 per layer. A full fine-tune: 4 + 4 + 2·4 = 16 per layer + 3.
+  const int layers = 4;
+  auto gemm_launches = [](const PreparedRun& hw, size_t rank) {
+    int n = 0;
+    for (const Launch& l : hw.launches.ranks[rank].launches)
+      for (const KernelLaunch& k : l.kernels) n += k.kind == KernelKind::gemm ? 1 : 0;
+    return n;
+  };
+  for (const char* name : {"finetune-lora-7b-ethernet", "finetune-full-7b-ethernet"}) {
+    INFO(name);
+    RunArgs args;
+    args.file = scenario(name);
+    args.scale_layers = layers;
+    const PreparedRun hw = prepare_run(args);
+    check_launches_are_programs(hw.plan, hw.launches);
+    const PlanRun sim = simulate_plan(hw.loaded.scenario, hw.loaded.topology, SimulateOptions{false});
+    REQUIRE(sim.plan.programs.size() == hw.plan.programs.size());
+    for (size_t r = 0; r < sim.plan.programs.size(); ++r) {
+      REQUIRE(sim.plan.programs[r].ops.size() == hw.plan.programs[r].ops.size());
+      for (size_t i = 0; i < sim.plan.programs[r].ops.size(); ++i)
+        CHECK(same_op(sim.plan.programs[r].ops[i], hw.plan.programs[r].ops[i]));
+    }
+    const int mbs = hw.plan.micro_batches;
+    const bool lora = std::string(name).find("lora") != std::string::npos;
+    const int want = lora ? 28 * layers * mbs : (16 * layers + 3) * mbs;
+    for (size_t r = 0; r < hw.launches.ranks.size(); ++r) CHECK(gemm_launches(hw, r) == want);
+  }
+}

@@ -16,6 +16,8 @@ const std::vector<Rule>& lint_rules() {
       {"unbalanced-stages", "pipeline stages with unequal work (embedding/logits stage)", check_unbalanced_stages},
       {"ep-cp-placement", "EP all-to-all or CP ring across servers when it fits inside one", check_ep_cp_placement},
       {"oom", "the plan does not fit in GPU memory", check_oom},
+      {"finetune-slow-fabric", "full fine-tune whose gradient reduction is exposed (LoRA reduces megabytes)",
+       check_finetune_fabric},
   };
   return rules;
 }

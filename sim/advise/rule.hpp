@@ -61,6 +61,7 @@ std::vector<Finding> check_dp_slow_fabric(const LintContext& c);
 std::vector<Finding> check_unbalanced_stages(const LintContext& c);
 std::vector<Finding> check_ep_cp_placement(const LintContext& c);
 std::vector<Finding> check_oom(const LintContext& c);
+std::vector<Finding> check_finetune_fabric(const LintContext& c);
 
 // Helpers shared by rules.
 std::string set_int(const char* key, int64_t v);  // "key=v"

@@ -6,14 +6,15 @@
 
 #include "sim/advise/placement.hpp"
 #include "sim/advise/rule.hpp"
-#include "sim/model/transformer.hpp"
+#include "sim/plan/finetune.hpp"
 
 namespace plansim::advise {
 
 std::vector<Finding> check_dp_slow_fabric(const LintContext& c) {
   const Scenario& s = c.scenario;
   const TrainingSpec& t = s.training;
-  const double params_b = count_parameters(s.model).total / 1e9;
+  // The parameters whose gradients DP reduces: all of them, or the trained ones of a fine-tune.
+  const double params_b = trained_parameters(s) / 1e9;
   const double share = exposed_share(c.report, Dim::dp);
   if (s.parallel.dp <= 1 || params_b < c.th.dp_min_params_b || share <= c.th.dp_exposed) return {};
   const double bucket_mib = t.grad_bucket.value() / 1048576.0;
@@ -22,7 +23,7 @@ std::vector<Finding> check_dp_slow_fabric(const LintContext& c) {
   if (!bad_bucket && !no_overlap) return {};
   Finding f;
   f.rule = "dp-slow-fabric";
-  f.what = fmt::format("{:.1f} B-parameter model, DP={} (ZeRO-{}): {}", params_b, s.parallel.dp, s.parallel.zero,
+  f.what = fmt::format("{:.1f} B trained parameters, DP={} (ZeRO-{}): {}", params_b, s.parallel.dp, s.parallel.zero,
                        no_overlap ? "gradient reduction not overlapped with backward"
                                   : fmt::format("gradient bucket {:.1f} MiB", bucket_mib));
   f.where = "DP group " + place_group(s, c.topology, {Dim::ep, Dim::dp}).describe();

@@ -2,11 +2,13 @@
 // little work, so the gradient reduction cannot hide behind the backward pass. Efficiency estimate:
 // 1 − exposed DP communication / iteration. Fixes tried: a 4× or 8× larger global batch (the same
 // gradient bytes amortised over more tokens); DP traded for TP inside the server (fewer, larger DP
-// replicas each doing more work per GPU).
+// replicas each doing more work per GPU). Fine-tuning: the payload is the trained parameters' gradients
+// (LoRA: megabytes), so a LoRA plan's reduction hides and the rule stays silent (tested).
 #include <fmt/format.h>
 
 #include "sim/advise/placement.hpp"
 #include "sim/advise/rule.hpp"
+#include "sim/plan/finetune.hpp"
 
 namespace plansim::advise {
 
@@ -18,9 +20,11 @@ std::vector<Finding> check_small_batch_dp(const LintContext& c) {
   const double seq_per_gpu = static_cast<double>(s.training.global_batch) / p.world();
   Finding f;
   f.rule = "small-batch-dp";
-  f.what = fmt::format("global batch {} on {} GPUs (DP={}): {:.2f} sequences = {:.0f} tokens per GPU per iteration",
+  f.what = fmt::format("global batch {} on {} GPUs (DP={}): {:.2f} sequences = {:.0f} tokens per GPU per iteration, "
+                       "{:.3g} GB of gradients reduced",
                        s.training.global_batch, p.world(), p.dp, seq_per_gpu,
-                       seq_per_gpu * static_cast<double>(s.model.seq_len));
+                       seq_per_gpu * static_cast<double>(s.model.seq_len),
+                       trained_parameters(s) * s.training.grad_bytes / 1e9);
   f.where = "DP group " + place_group(s, c.topology, {Dim::ep, Dim::dp}).describe();
   f.why = fmt::format("exposed DP communication is {:.3f} s = {:.0f} % of the iteration: DP efficiency ≈ {:.0f} %",
                       c.report.exposed_comm_s[static_cast<size_t>(Dim::dp)], 100 * share, 100 * (1 - share));

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "sim/io/compute_yaml.hpp"
+#include "sim/io/finetune_yaml.hpp"
 #include "sim/io/scenario_calibration.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/io/scenario_loader.hpp"
@@ -34,6 +35,8 @@ const std::vector<std::string>& key_paths() {
       "training.global_batch", "training.micro_batch", "training.recompute", "training.attention", "training.grad_bucket",
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
+      "training.finetune", "training.finetune.method", "training.finetune.rank", "training.finetune.alpha",
+      "training.finetune.targets", "training.finetune.frozen_layers",
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
       "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
       "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency",
@@ -222,6 +225,7 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   t.weight_bytes = per_param_bytes_or(m, "weight_bytes", dtype_size(dtype).value());
   t.grad_bytes = per_param_bytes_or(m, "grad_bytes", dtype_size(dtype).value());
   t.optimizer_bytes = m.real_or("optimizer_bytes", {0, 64}, 12.0);
+  if (m.has("finetune")) t.finetune = read_finetune(f, m.get("finetune"));
   m.finish();
   return t;
 }
@@ -276,6 +280,7 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
                             p.cp, p.world(), gpus));
   YAML::Node tr = root.require("training");
   YAML::Node mo = root.require("model");
+  if (tr.IsMap() && tr["finetune"]) check_finetune(f, tr["finetune"], s);
   const int64_t per_step = static_cast<int64_t>(s.training.micro_batch) * p.dp;
   if (s.training.global_batch % per_step != 0)
     f.fail(tr, fmt::format("global_batch {} is not divisible by micro_batch·dp = {}·{} = {}", s.training.global_batch,

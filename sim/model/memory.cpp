@@ -3,17 +3,22 @@
 #include <algorithm>
 
 #include "sim/model/transformer.hpp"
+#include "sim/plan/finetune.hpp"
 #include "sim/plan/layer_partition.hpp"
 #include "sim/sched/registry.hpp"
 
 namespace plansim {
 
 MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zero, int dp) {
+  return model_state_memory(params, params, t, zero, dp);
+}
+
+MemoryBreakdown model_state_memory(double params, double trained, const TrainingSpec& t, int zero, int dp) {
   const double n = dp;
   MemoryBreakdown m;
   m.weights = Bytes(params * t.weight_bytes / (zero >= 3 ? n : 1));
-  m.gradients = Bytes(params * t.grad_bytes / (zero >= 2 ? n : 1));
-  m.optimizer = Bytes(params * t.optimizer_bytes / (zero >= 1 ? n : 1));
+  m.gradients = Bytes(trained * t.grad_bytes / (zero >= 2 ? n : 1));
+  m.optimizer = Bytes(trained * t.optimizer_bytes / (zero >= 1 ? n : 1));
   return m;
 }
 
@@ -52,6 +57,35 @@ PerToken weight_grad_inputs(const ModelSpec& m) {
   return {8 * h, 2 * h + 2 * f + 2 * h + 4 * kv_width(m) + (m.gated_mlp ? 4 * f : 2 * f)};
 }
 
+// Fine-tuning: what a frozen GEMM without an adapter no longer needs kept (only its weight gradient
+// reads its input): the QKV and MLP-up inputs (2h each, replicated), the MLP-down input (2f, split).
+// Each LoRA adapter keeps X·A (2r, replicated) for B's weight gradient.
+PerToken frozen_savings(const Scenario& s, int layer) {
+  const ModelSpec& m = s.model;
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m);
+  PerToken saved;
+  if (!gemm_trained(s, layer, LoraTarget::qkv)) saved.replicated += 2 * h;
+  if (!gemm_trained(s, layer, LoraTarget::fc1)) saved.replicated += 2 * h;
+  if (!gemm_trained(s, layer, LoraTarget::fc2)) saved.split += 2 * f;
+  const FinetuneSpec& ft = s.training.finetune;
+  if (ft.method == FinetuneMethod::lora)
+    for (LoraTarget t : {LoraTarget::qkv, LoraTarget::proj, LoraTarget::fc1, LoraTarget::fc2})
+      if (ft.targets_has(t)) saved.replicated -= 2.0 * ft.rank;
+  return saved;
+}
+
+// M_W terms of each GEMM (input + output gradient), kept only for trained GEMMs.
+PerToken weight_grad_inputs(const Scenario& s, int layer) {
+  const ModelSpec& m = s.model;
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m), kv = kv_width(m);
+  PerToken pt;
+  if (gemm_trained(s, layer, LoraTarget::qkv)) pt = {pt.replicated + 2 * h, pt.split + 2 * h + 4 * kv};
+  if (gemm_trained(s, layer, LoraTarget::proj)) pt = {pt.replicated + 2 * h, pt.split + 2 * h};
+  if (gemm_trained(s, layer, LoraTarget::fc1)) pt = {pt.replicated + 2 * h, pt.split + (m.gated_mlp ? 4 * f : 2 * f)};
+  if (gemm_trained(s, layer, LoraTarget::fc2)) pt = {pt.replicated + 2 * h, pt.split + 2 * f};
+  return pt;
+}
+
 double per_rank(PerToken pt, const ParallelSpec& p) {
   const double t = p.tp;
   return p.sequence_parallel ? (pt.replicated + pt.split) / t : pt.replicated + pt.split / t;
@@ -75,6 +109,24 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
 Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p) {
   const double tokens = static_cast<double>(m.seq_len) / p.cp * static_cast<double>(micro_batch);
   return Bytes(tokens * per_rank(weight_grad_inputs(m), p));
+}
+
+Bytes activation_bytes_of_layer(const Scenario& s, int layer) {
+  const TrainingSpec& t = s.training;
+  const ParallelSpec& p = s.parallel;
+  const Bytes all = activation_bytes_per_layer(s.model, t.micro_batch, p, t.recompute, t.materialised_attention);
+  if (t.finetune.is_full()) return all;
+  if (!layer_has_backward(s, layer)) return Bytes(0);
+  if (t.recompute == Recompute::full) return all;  // the layer's input
+  const double tokens = static_cast<double>(s.model.seq_len) / p.cp * static_cast<double>(t.micro_batch);
+  return Bytes(all.value() - tokens * per_rank(frozen_savings(s, layer), p));
+}
+
+Bytes weight_grad_bytes_of_layer(const Scenario& s, int layer) {
+  const TrainingSpec& t = s.training;
+  if (t.finetune.is_full()) return weight_grad_bytes_per_layer(s.model, t.micro_batch, s.parallel);
+  const double tokens = static_cast<double>(s.model.seq_len) / s.parallel.cp * static_cast<double>(t.micro_batch);
+  return Bytes(tokens * per_rank(weight_grad_inputs(s, layer), s.parallel));
 }
 
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held) {
@@ -109,6 +161,22 @@ StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count
   return out;
 }
 
+StageParams stage_trained_parameters(const Scenario& s, int first_layer, int layer_count, bool embedding, bool output) {
+  StageParams out;
+  const bool emb = embedding && embedding_trained(s), outp = output && output_trained(s);
+  for (int l = first_layer; l < first_layer + layer_count; ++l) {  // beyond the last layer: DualPipe's mirror
+    out.adapters += adapter_params(s.model, s.training.finetune, l, s.parallel.tp);
+    if (!layer_base_trained(s, l)) continue;
+    const StageParams one = stage_parameters(s, l, 1, false, false);
+    out.dense += one.dense;
+    out.expert += one.expert;
+  }
+  const StageParams ends = stage_parameters(s, 0, 0, emb, outp);
+  out.dense += ends.dense + out.adapters;
+  out.expert += ends.expert;
+  return out;
+}
+
 StageMemoryInput stage_memory_input(const Scenario& s, int stage, const StageHolding& held) {
   const PipelineLayout lay =
       schedule_layout(s.schedule.kind, {s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
@@ -134,16 +202,28 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   const bool embedding = in.has_embedding >= 0 ? in.has_embedding == 1 : in.stage == 0;
   const bool output = in.has_output >= 0 ? in.has_output == 1 : in.stage == p.pp - 1;
   StageParams sp = stage_parameters(s, first, in.layers_on_stage, embedding, output);
+  const StageParams trained = stage_trained_parameters(s, first, in.layers_on_stage, embedding, output);
+  sp.dense += trained.adapters;  // LoRA adapters: weights too
   const int holders = p.dp * in.state_replicas;
-  MemoryBreakdown dense = model_state_memory(sp.dense, s.training, p.zero, holders);
-  MemoryBreakdown expert = model_state_memory(sp.expert, s.training, p.zero, holders / p.ep);
+  MemoryBreakdown dense = model_state_memory(sp.dense, trained.dense, s.training, p.zero, holders);
+  MemoryBreakdown expert = model_state_memory(sp.expert, trained.expert, s.training, p.zero, holders / p.ep);
   MemoryBreakdown out;
   out.weights = dense.weights + expert.weights;
   out.gradients = dense.gradients + expert.gradients;
   out.optimizer = dense.optimizer + expert.optimizer;
-  const Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute,
-                                                      s.training.materialised_attention);
-  const Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
+  Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute,
+                                                s.training.materialised_attention);
+  Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
+  if (!s.training.finetune.is_full() && in.layers_on_stage > 0) {
+    // Fine-tuning: layers keep different activations (frozen ones none); the stage's mean per layer.
+    per_layer = after_b = Bytes(0);
+    for (int l = first; l < first + in.layers_on_stage; ++l) {  // clamped: DualPipe's mirror pieces
+      per_layer += activation_bytes_of_layer(s, std::min(l, s.model.layers - 1));
+      after_b += weight_grad_bytes_of_layer(s, std::min(l, s.model.layers - 1));
+    }
+    per_layer = per_layer / static_cast<double>(in.layers_on_stage);
+    after_b = after_b / static_cast<double>(in.layers_on_stage);
+  }
   if (!in.held.layer_frontier.empty()) {
     out.activations = Bytes(in.held.layer_peak(per_layer.value(), after_b.value()));
   } else {
@@ -155,7 +235,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;
   if (output) out.temporary += Bytes(8 * tokens * static_cast<double>(s.model.vocab) / p.tp);
-  if (holders > 1) out.temporary += s.training.grad_bucket;
+  if (holders > 1)  // one bucket, or all the trained gradients when they are fewer (LoRA)
+    out.temporary += std::min(s.training.grad_bucket, Bytes((trained.dense + trained.expert) * s.training.grad_bytes));
   if (p.zero >= 3 && in.layers_on_stage > 0)
     out.temporary += Bytes(2 * (sp.dense + sp.expert) / in.layers_on_stage * s.training.weight_bytes);
   return out;

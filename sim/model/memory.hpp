@@ -50,6 +50,8 @@ struct MemoryBreakdown {
 
 // Model states of `params` parameters on one rank of a DP group of `dp` ranks at ZeRO stage `zero`.
 MemoryBreakdown model_state_memory(double params, const TrainingSpec& t, int zero, int dp);
+// Fine-tuning: `params` weights held, gradients and optimizer states for the `trained` among them.
+MemoryBreakdown model_state_memory(double params, double trained, const TrainingSpec& t, int zero, int dp);
 
 // Activation bytes for one layer and one micro-batch on one rank (M_B): Korthikanti et al. 2022's
 // count, from the model's shapes (GQA, gated MLP, dropout or not; see memory.cpp).
@@ -58,6 +60,13 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
                                  bool materialised);
 // What one layer of one micro-batch still holds between its B and its W on one rank (M_W, above).
 Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p);
+
+// Fine-tuning (training.finetune, plan/finetune.hpp): M_B and M_W of layer `layer`. A layer with no
+// backward keeps nothing; a frozen GEMM without adapter drops its input (only its weight gradient reads
+// it: QKV and MLP-up inputs 2h, MLP-down input 2f); each adapter keeps X·A (2r); M_W counts the trained
+// GEMMs' terms only. Method full: the two functions above.
+Bytes activation_bytes_of_layer(const Scenario& s, int layer);
+Bytes weight_grad_bytes_of_layer(const Scenario& s, int layer);
 
 // The state of `held` at which a stage's activations peak under the scenario's M_B and M_W.
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held);
@@ -86,10 +95,13 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in);
 struct StageParams {
   double dense = 0;
   double expert = 0;
+  double adapters = 0;  // stage_trained_parameters: LoRA adapters (included in dense)
 };
 StageParams stage_parameters(const Scenario& s, int stage, int first_layer, int layer_count);
 // The same for layers [first_layer, first_layer + layer_count) plus the embedding and/or the output
 // layer (with the final norm).
 StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count, bool embedding, bool output);
+// Fine-tuning: the trained parameters among those (gradients, optimizer states), LoRA adapters included.
+StageParams stage_trained_parameters(const Scenario& s, int first_layer, int layer_count, bool embedding, bool output);
 
 }  // namespace plansim

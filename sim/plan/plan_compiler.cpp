@@ -7,6 +7,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/model/memory.hpp"
+#include "sim/plan/finetune.hpp"
 #include "sim/plan/grad_buckets.hpp"
 #include "sim/plan/layer_partition.hpp"
 #include "sim/plan/pair_interleave.hpp"
@@ -76,6 +77,7 @@ class RankBuilder {
     dense_layer_params_ = pc.per_dense_layer / par.tp;
     moe_dense_params_ = (pc.per_moe_layer - pc.expert_params_per_moe_layer) / par.tp;
     moe_expert_params_ = pc.expert_params_per_moe_layer / (par.tp * par.ep);
+    adapter_params_ = adapter_params(s_.model, s_.training.finetune, 0, par.tp);
     // Embedding (the stage holding the first piece) and output layer + final norm (the last piece),
     // each this rank's share.
     if (c.lay->holds(p.stage, 0)) emb_params_ = pc.embedding / par.tp;
@@ -112,7 +114,8 @@ class RankBuilder {
     if (par.pp * par.cp > 1)
       norm = coll(StreamKind::pp_comm, CommOp::all_reduce, mp_, 8, Phase::W, -1, {last_dp_, last_compute_});
     const double local = local_params() / (par.zero >= 1 ? dp_size_ : 1);
-    last_compute_ = compute(c_.costs->optimizer(local), Phase::W, -1, false, {last_dp_, last_compute_, norm});
+    if (local > 0)  // a stage of frozen layers only (frozen_layers) has nothing to update
+      last_compute_ = compute(c_.costs->optimizer(local), Phase::W, -1, false, {last_dp_, last_compute_, norm});
     if (par.zero >= 1 && par.zero <= 2 && dp_size_ > 1 && !s_.training.overlap.param_gather) gather_all_params(last_compute_);
   }
 
@@ -198,13 +201,21 @@ class RankBuilder {
     return c;
   }
   [[nodiscard]] bool is_moe(int l) const { return s_.model.is_moe_layer(l); }
-  [[nodiscard]] double layer_params(int l) const {
+  // Layer l's weights on this rank (LoRA adapters included) and the trained ones among them
+  // (fine-tuning: gradients, optimizer step, DP reduction and ZeRO-1/2 gathers cover only those).
+  [[nodiscard]] double base_params(int l) const {
     return is_moe(l) ? moe_dense_params_ + moe_expert_params_ : dense_layer_params_;
   }
+  [[nodiscard]] double layer_params(int l) const { return base_params(l) + adapter_params_; }
+  [[nodiscard]] double trained_params(int l) const {
+    return (layer_base_trained(s_, l) ? base_params(l) : 0) + adapter_params_;
+  }
+  [[nodiscard]] double trained_embedding() const { return embedding_trained(s_) ? emb_params_ : 0; }
+  [[nodiscard]] double trained_output() const { return output_trained(s_) ? out_params_ : 0; }
   [[nodiscard]] double local_params() const {
-    double n = emb_params_ + out_params_;
+    double n = trained_embedding() + trained_output();
     for (int c = 0; c < c_.lay->chunks(); ++c)
-      for (int l = first_layer(c); l < end_layer(c); ++l) n += layer_params(l);
+      for (int l = first_layer(c); l < end_layer(c); ++l) n += trained_params(l);
     return n;
   }
   [[nodiscard]] uint32_t tag(int mb, int boundary_vs, int dir) const {
@@ -249,23 +260,34 @@ class RankBuilder {
     return tp_after(m, ph, mb);
   }
 
+  // Fine-tuning (finetune.hpp): a block without backward ops is skipped with its collectives; the
+  // TP reduction of a block's input gradient only where something below needs it. The MLP block has a
+  // backward whenever the attention block does (its input gradient feeds it).
   uint32_t layer_backward(int l, int mb, uint32_t in, BackwardPart part) {
+    const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
+    if (!mlp.has_backward()) return in;
     const bool moe = is_moe(l);
     const Phase ph = Phase::B;
     uint32_t d = in;
     const uint32_t g = zero3_gather(l, ph, mb);
     d = tp_before(d, ph, mb);
     if (moe && s_.parallel.ep > 1) d = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {d});
-    uint32_t m = compute(c_.costs->backward(1, moe, part), ph, mb, false, {d, g});
+    uint32_t m = compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g});
     if (moe && s_.parallel.ep > 1) m = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {m});
-    d = tp_after(m, ph, mb);
-    d = tp_before(d, ph, mb);
-    if (s_.training.recompute == Recompute::selective)
-      d = compute(c_.costs->attention_recompute(), ph, mb, true, {d});
-    uint32_t a = compute(c_.costs->backward(0, moe, part), ph, mb, false, {d});
-    if (s_.parallel.cp > 1) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
-    uint32_t out = tp_after(a, ph, mb);
-    if (part == BackwardPart::both && last_mb(mb)) add_grads(l, a);
+    uint32_t grads = m, out = m;
+    if (attn.has_backward()) {
+      d = tp_after(m, ph, mb);
+      d = tp_before(d, ph, mb);
+      const uint32_t cost = c_.costs->backward(0, moe, part, attn);
+      const bool core = c_.costs->has_attention(cost);
+      if (s_.training.recompute == Recompute::selective && core)
+        d = compute(c_.costs->attention_recompute(), ph, mb, true, {d});
+      uint32_t a = compute(cost, ph, mb, false, {d});
+      if (s_.parallel.cp > 1 && core) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
+      out = attn.input_grad ? tp_after(a, ph, mb) : a;
+      grads = a;
+    }
+    if (part == BackwardPart::both && last_mb(mb)) add_grads(l, grads);
     return out;
   }
 
@@ -293,21 +315,25 @@ class RankBuilder {
     uint32_t d = kNone;
     if (s_.training.recompute == Recompute::full) {
       uint32_t r = kNone;
-      for (int l = first_layer(chunk); l < end_layer(chunk); ++l) r = layer_forward(l, mb, r, Phase::B, true);
+      for (int l = first_layer(chunk); l < end_layer(chunk); ++l)
+        if (layer_has_backward(s_, l)) r = layer_forward(l, mb, r, Phase::B, true);
       d = r;
     }
     if (vs == c_.nvs - 1) {
       d = compute(c_.costs->logits(part, false), Phase::B, mb, false, {d});
       if (part == BackwardPart::both && last_mb(mb)) add_grads(kOutput, d);
     } else {
+      // A gradient crosses a stage boundary only where something below it is trained (finetune.hpp).
       const int next = rank_of_vstage(vs + 1, chunk);
-      if (next != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
+      if (next != static_cast<int>(p_.rank) && gradient_enters(s_, end_layer(chunk)))
+        d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
     }
     for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
     if (vs > 0) {
       const int prev = rank_of_vstage(vs - 1, chunk);
-      if (prev != static_cast<int>(p_.rank)) p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
-    } else {
+      if (prev != static_cast<int>(p_.rank) && gradient_enters(s_, first_layer(chunk)))
+        p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
+    } else if (embedding_trained(s_)) {
       d = compute(c_.costs->embedding(false), Phase::B, mb, false, {d});
       if (last_mb(mb)) add_grads(kEmbedding, d);
     }
@@ -326,14 +352,16 @@ class RankBuilder {
 
   void weight_grads(int mb, int chunk) {
     const int vs = vstage(chunk);
-    if (vs == c_.nvs - 1) {
+    if (vs == c_.nvs - 1 && output_trained(s_)) {
       uint32_t w = compute(c_.costs->logits(BackwardPart::weight, false), Phase::W, mb, false, {});
       if (last_mb(mb)) add_grads(kOutput, w);
     }
-    for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {
-      compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
-      uint32_t w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight), Phase::W, mb, false, {});
-      if (last_mb(mb)) add_grads(l, w);
+    for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {  // trained blocks only
+      const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
+      uint32_t w = kNone;
+      if (mlp.trains()) w = compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight, mlp), Phase::W, mb, false, {});
+      if (attn.trains()) w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight, attn), Phase::W, mb, false, {});
+      if (w != kNone && last_mb(mb)) add_grads(l, w);
     }
   }
 
@@ -343,8 +371,8 @@ class RankBuilder {
   // last layer first, the output layer before it and the embedding after it; both mirrors finish
   // the lower piece last, so the first buckets still overlap the remaining backward.
   void add_grads(int l, uint32_t producer) {
-    if (dp_size_ == 1) return;
-    const double params = l == kEmbedding ? emb_params_ : l == kOutput ? out_params_ : layer_params(l);
+    const double params = l == kEmbedding ? trained_embedding() : l == kOutput ? trained_output() : trained_params(l);
+    if (dp_size_ == 1 || params <= 0) return;
     GradBuckets::SortKey key{0, 0};
     if (c_.lay->is_mirrored()) {
       const int piece = l == kOutput ? c_.nvs - 1 : l == kEmbedding ? 0 : piece_of_layer(l);
@@ -367,10 +395,10 @@ class RankBuilder {
     return 0;
   }
 
-  // ZeRO-1/2: all-gather the updated parameters in buckets, in forward layer order.
+  // ZeRO-1/2: all-gather the updated (trained) parameters in buckets, in forward layer order.
   void gather_all_params(uint32_t after) {
     param_gather_.assign(static_cast<size_t>(s_.model.layers), kNone);
-    double bytes = (emb_params_ + out_params_) * s_.training.weight_bytes;
+    double bytes = (trained_embedding() + trained_output()) * s_.training.weight_bytes;
     std::vector<int> pending_layers;
     auto flush = [&]() {
       if (bytes <= 0) return;
@@ -381,7 +409,8 @@ class RankBuilder {
     };
     for (int c : chunks_in_layer_order())
       for (int l = first_layer(c); l < end_layer(c); ++l) {
-        bytes += layer_params(l) * s_.training.weight_bytes;
+        if (trained_params(l) <= 0) continue;
+        bytes += trained_params(l) * s_.training.weight_bytes;
         pending_layers.push_back(l);
         if (bytes >= s_.training.grad_bucket.value()) flush();
       }
@@ -396,6 +425,7 @@ class RankBuilder {
   int dp_size_ = 1;
   std::map<uint32_t, uint32_t> seq_;
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
+  double adapter_params_ = 0;  // LoRA adapters per layer on this rank
   uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone;
   GradBuckets grads_;
   std::vector<uint32_t> param_gather_;

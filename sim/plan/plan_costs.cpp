@@ -36,16 +36,25 @@ uint32_t CostTable::forward(int block, bool moe) {
   if (id != kUnset) return id;
   LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
   return id = add(fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp"),
-                  block == 0 ? f.attention : f.mlp);
+                  block_forward(block, moe));
 }
 
-uint32_t CostTable::backward(int block, bool moe, BackwardPart part) {
-  uint32_t& id = backward_ids_[static_cast<size_t>((block * 2 + (moe ? 1 : 0)) * 3 + static_cast<int>(part))];
-  if (id != kUnset) return id;
+std::vector<OpCost> CostTable::block_forward(int block, bool moe) const {
   LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
-  return id = add(
-             fmt::format("{}{}_{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp", part_name(part)),
-             backward_of(block == 0 ? f.attention : f.mlp, part));
+  return with_adapters(block == 0 ? f.attention : f.mlp, s_->training.finetune, block, dtype_size(s_->model.dtype).value());
+}
+
+uint32_t CostTable::backward(int block, bool moe, BackwardPart part, BlockTraining bt) {
+  const int slot = ((block * 2 + (moe ? 1 : 0)) * 3 + static_cast<int>(part)) * 8 + bt.index();
+  uint32_t& id = backward_ids_[static_cast<size_t>(slot)];
+  if (id != kUnset) return id;
+  // Fine-tuning variants: "_frozen" (no weight gradients of the block's own weights), "_lora" (adapter
+  // gradients), "_nograd" (no input gradient); the default (everything trained) keeps the plain name.
+  const std::string variant = fmt::format("{}{}{}", bt.base ? "" : "_frozen", bt.adapters ? "_lora" : "",
+                                          bt.input_grad ? "" : "_nograd");
+  return id = add(fmt::format("{}{}_{}{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp",
+                              part_name(part), variant),
+                  finetune_backward(block_forward(block, moe), bt, part));
 }
 
 uint32_t CostTable::attention_recompute() {
@@ -69,7 +78,8 @@ uint32_t CostTable::logits(BackwardPart part, bool fwd) {
   if (id != kUnset) return id;
   auto ops = logits_forward(s_->model, s_->training.micro_batch, shard_);
   if (fwd) return id = add("logits_fwd", ops);
-  return id = add(fmt::format("logits_{}", part_name(part)), backward_of(ops, part));
+  const BlockTraining bt = output_training(*s_);
+  return id = add(fmt::format("logits_{}{}", part_name(part), bt.base ? "" : "_frozen"), finetune_backward(ops, bt, part));
 }
 
 uint32_t CostTable::optimizer(double params) {
@@ -77,6 +87,12 @@ uint32_t CostTable::optimizer(double params) {
   const TrainingSpec& t = s_->training;
   const double bytes = params * (t.grad_bytes + 2 * t.optimizer_bytes + t.weight_bytes);
   return add(fmt::format("optimizer_step_{:.0f}", params), {OpCost{"adam", OpClass::elementwise, 0, bytes}});
+}
+
+bool CostTable::has_attention(uint32_t id) const {
+  for (const OpCost& k : (*out_)[id].kernels)
+    if (k.cls == OpClass::attention) return true;
+  return false;
 }
 
 }  // namespace plansim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/plan/finetune_spec.hpp"
 #include "sim/topo/gpu_spec.hpp"
 
 namespace plansim {
@@ -107,6 +108,7 @@ struct TrainingSpec {
   double weight_bytes = 2;
   double grad_bytes = 2;
   double optimizer_bytes = 12;
+  FinetuneSpec finetune;      // what is trained (plan/finetune_spec.hpp); default: everything
 };
 
 // Calibration of the compute model (sim/compute/compute_model.hpp documents each default).

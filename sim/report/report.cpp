@@ -4,6 +4,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/model/transformer.hpp"
+#include "sim/plan/finetune.hpp"
 #include "sim/report/intervals.hpp"
 
 namespace plansim {
@@ -104,7 +105,9 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
   r.comm_calls = exec.comm_calls;
   const double T = exec.iteration.seconds();
   r.tokens_per_s = s.tokens_per_iteration() / T;
-  r.model_flops = model_flops_per_iteration(s.model, s.training.global_batch);
+  // Fine-tuning: the work the plan must do (no frozen weight gradients, adapters), plan/finetune.hpp.
+  r.model_flops = s.training.finetune.is_full() ? model_flops_per_iteration(s.model, s.training.global_batch)
+                                                : finetune_model_flops(s);
   for (const auto& p : plan.programs)
     for (const auto& op : p.ops)
       if (op.kind == OpKind::compute && op.micro_batch >= 0) r.hardware_flops += plan.costs[op.cost].flops * plan.fold;

@@ -128,3 +128,47 @@ TEST_CASE("scenario: compute keys (the calibration profile's), attention mask, M
   CHECK(load(kBase, {"parallel.stage_layers=[0, 8]"}).scenario.parallel.stage_layers[0] == 0);
   CHECK(error_of(kBase, {"model.moe={experts: 4, capacity_factor: 0}"}) != "<no error>");
 }
+
+TEST_CASE("scenario: training.finetune keys and their errors", "[io][scenario][finetune]") {
+  LoadedScenario s = load(kBase, {"training.finetune={method: lora, rank: 16, alpha: 32, targets: [qkv, fc2]}"});
+  const FinetuneSpec& f = s.scenario.training.finetune;
+  CHECK(f.method == FinetuneMethod::lora);
+  CHECK(f.declared);
+  CHECK(f.rank == 16);
+  CHECK(f.targets_has(LoraTarget::qkv));
+  CHECK(f.targets_has(LoraTarget::fc2));
+  CHECK_FALSE(f.targets_has(LoraTarget::proj));
+  CHECK(load(kBase, {"training.finetune.method=lora"}).scenario.training.finetune.targets ==
+        static_cast<uint8_t>(LoraTarget::qkv));  // default: rank 8 on QKV
+  CHECK(load(kBase, {"training.finetune={method: frozen_layers, frozen_layers: 7}"}).scenario.training.finetune.frozen_layers == 7);
+  CHECK_FALSE(load(kBase).scenario.training.finetune.declared);
+  std::string in_file = kBase;
+  in_file.replace(in_file.find("recompute: selective}"), 21,
+                  "recompute: selective,\n           finetune: {method: lora, targets: [qkv, mlp]}}");
+  CHECK(error_of(in_file) == "s.yaml:7:52: 'targets' entries must be qkv, proj, fc1 or fc2");
+  CHECK(error_of(kBase, {"training.finetune.method=lorra"}) ==
+        "--set training.finetune.method=lorra: 'method' must be one of full, lora, frozen_layers, got 'lorra' (did you mean 'lora'?)");
+  CHECK(error_of(kBase, {"training.finetune.ranc=4"}) ==
+        "--set training.finetune.ranc=4: unknown key 'training.finetune.ranc' (did you mean 'training.finetune.rank'?)");
+  CHECK(error_of(kBase, {"training.finetune={method: full, rank: 4}"}) ==
+        "--set training.finetune={method: full, rank: 4}: 'rank' applies to method: lora, not full");
+  CHECK(error_of(kBase, {"training.finetune={method: lora, frozen_layers: 4}"}) ==
+        "--set training.finetune={method: lora, frozen_layers: 4}: 'frozen_layers' applies to method: frozen_layers, not lora");
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: lora, rank: 0}"}), Catch::Contains("'rank' must be an integer from 1"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: lora, rank: 1024}"}),
+             Catch::Contains("LoRA rank 1024 is not below hidden 1024"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: lora, targets: []}"}),
+             Catch::Contains("'targets' must list the GEMMs that get adapters"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: lora, targets: [qkv, qkv]}"}),
+             Catch::Contains("'qkv' appears twice in 'targets'"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: lora, alpha: -1}"}), Catch::Contains("'alpha'"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: frozen_layers}"}),
+             Catch::Contains("method: frozen_layers needs 'frozen_layers'"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: frozen_layers, frozen_layers: 8}"}),
+             Catch::Contains("frozen_layers 8 leaves nothing to train below the output layer of a 8-layer model; at most 7"));
+  CHECK_THAT(error_of(kBase, {"training.finetune={method: frozen_layers, frozen_layers: -1}"}),
+             Catch::Contains("'frozen_layers' must be an integer from 0"));
+  CHECK_THAT(error_of(kBase, {"training.finetune=lora"}), Catch::Contains("training.finetune"));
+  CHECK_THAT(error_of(kBase, {"model.moe={experts: 8}", "training.finetune={method: lora, targets: [fc1]}"}),
+             Catch::Contains("the experts' fc1/fc2 adapters are not"));
+}
