@@ -11,6 +11,8 @@
 // std::function keeps inline, so starting one allocates nothing once the pool has grown.
 #include "sim/coll/collective_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "sim/coll/nccl_model.hpp"
@@ -205,6 +207,55 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::fun
     }
   }
   return true;
+}
+
+Time CollectiveRunner::lower_bound(PreparedCall call) const {
+  PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& p = *impl_->prepared[call.index];
+  const auto& links = impl_->net->topology().links();
+  auto down_ps = [](double seconds) { return Time::ps(static_cast<int64_t>(std::floor(seconds * 1e12))); };
+  Time total = p.software_latency;
+  std::vector<std::pair<uint32_t, std::pair<double, Time>>> load;  // (link, (wire bytes, flow latency))
+  std::vector<LinkId> sorted;
+  for (size_t ph = 0; ph < p.flows.size(); ++ph) {
+    Time phase = p.reduce[ph];
+    load.clear();
+    for (size_t f = 0; f < p.flows[ph].size(); ++f) {
+      const PreparedFlow& pf = p.flows[ph][f];
+      const auto& route = p.choice.plan.phases[ph].flows[f].links;
+      if (pf.wire.value() <= 0 || route.empty()) {  // moves nothing over a link: its latency only
+        phase = std::max(phase, pf.latency);
+        continue;
+      }
+      // Alone, the flow runs at min over its links of capacity / multiplicity.
+      sorted.assign(route.begin(), route.end());
+      std::sort(sorted.begin(), sorted.end());
+      double seconds_per_byte = 0;
+      for (size_t i = 0; i < sorted.size();) {
+        size_t e = i;
+        while (e < sorted.size() && sorted[e] == sorted[i]) ++e;
+        seconds_per_byte =
+            std::max(seconds_per_byte, static_cast<double>(e - i) / links[sorted[i].index()].bandwidth.value());
+        i = e;
+      }
+      phase = std::max(phase, pf.latency + down_ps(pf.wire.value() * seconds_per_byte));
+      for (LinkId l : route) load.push_back({l.value, {pf.wire.value(), pf.latency}});
+    }
+    std::sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < load.size();) {
+      size_t e = i;
+      double bytes = 0;
+      Time first = Time::infinite();
+      for (; e < load.size() && load[e].first == load[i].first; ++e) {
+        bytes += load[e].second.first;
+        first = std::min(first, load[e].second.second);
+      }
+      phase = std::max(phase, first + down_ps(bytes / links[load[i].first].bandwidth.value()));
+      i = e;
+    }
+    total += phase;
+  }
+  return total;
 }
 
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
