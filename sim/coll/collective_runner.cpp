@@ -84,6 +84,10 @@ struct CollectiveRunner::Impl {
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
   std::vector<Run> runs;  // by run index; reused through free_runs
   std::vector<uint32_t> free_runs;
+  // lower_bound's per-link scratch (indexed by LinkId; reset after each phase).
+  std::vector<double> bound_bytes;
+  std::vector<Time> bound_first;
+  std::vector<uint32_t> bound_touched;
 
   uint32_t prepare(const CollectiveCall& call) {
     auto& bucket = by_hash[call_hash(call)];
@@ -167,7 +171,7 @@ struct CollectiveRunner::Impl {
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}})) {}
 CollectiveRunner::~CollectiveRunner() = default;
 
 PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }
@@ -215,11 +219,18 @@ Time CollectiveRunner::lower_bound(PreparedCall call) const {
   const auto& links = impl_->net->topology().links();
   auto down_ps = [](double seconds) { return Time::ps(static_cast<int64_t>(std::floor(seconds * 1e12))); };
   Time total = p.software_latency;
-  std::vector<std::pair<uint32_t, std::pair<double, Time>>> load;  // (link, (wire bytes, flow latency))
+  // Per link of the phase: wire bytes and the smallest latency of the flows crossing it.
+  auto& bytes = impl_->bound_bytes;
+  auto& first = impl_->bound_first;
+  auto& touched = impl_->bound_touched;
+  if (bytes.size() != links.size()) {
+    bytes.assign(links.size(), 0.0);
+    first.assign(links.size(), Time::infinite());
+  }
   std::vector<LinkId> sorted;
   for (size_t ph = 0; ph < p.flows.size(); ++ph) {
     Time phase = p.reduce[ph];
-    load.clear();
+    touched.clear();
     for (size_t f = 0; f < p.flows[ph].size(); ++f) {
       const PreparedFlow& pf = p.flows[ph][f];
       const auto& route = p.choice.plan.phases[ph].flows[f].links;
@@ -239,19 +250,16 @@ Time CollectiveRunner::lower_bound(PreparedCall call) const {
         i = e;
       }
       phase = std::max(phase, pf.latency + down_ps(pf.wire.value() * seconds_per_byte));
-      for (LinkId l : route) load.push_back({l.value, {pf.wire.value(), pf.latency}});
-    }
-    std::sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < load.size();) {
-      size_t e = i;
-      double bytes = 0;
-      Time first = Time::infinite();
-      for (; e < load.size() && load[e].first == load[i].first; ++e) {
-        bytes += load[e].second.first;
-        first = std::min(first, load[e].second.second);
+      for (LinkId l : route) {
+        if (first[l.index()] == Time::infinite()) touched.push_back(l.value);
+        bytes[l.index()] += pf.wire.value();
+        first[l.index()] = std::min(first[l.index()], pf.latency);
       }
-      phase = std::max(phase, first + down_ps(bytes / links[load[i].first].bandwidth.value()));
-      i = e;
+    }
+    for (uint32_t l : touched) {
+      phase = std::max(phase, first[l] + down_ps(bytes[l] / links[l].bandwidth.value()));
+      bytes[l] = 0;
+      first[l] = Time::infinite();
     }
     total += phase;
   }
