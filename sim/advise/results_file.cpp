@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
-#include "sim/io/checked_number.hpp"
 
 namespace plansim::advise {
 
