@@ -13,13 +13,16 @@ build=${1:-$here/build}
 runs=${2:-3}
 plansim=$build/plansim
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0,1)
 bench() {
   local label=$1 target_s=$2 measure=$3; shift 3
   local walls=() cpus=() rss=()
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f '%e %U %S %M' "${pin[@]}" "$plansim" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
+    /usr/bin/time -o "$tmp" -f '%e %U %S %M' "${pin[@]}" "$plansim" "$@" >/dev/null 2>/dev/null
+    out=$(tail -1 "$tmp")
     read -r w u s r <<<"$out"
     walls+=("$w"); cpus+=("$(echo "$u + $s" | bc -l)"); rss+=("$r")
   done
