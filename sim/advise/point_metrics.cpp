@@ -43,4 +43,21 @@ std::string metrics_json(const PointMetrics& m) {
   return j.dump();
 }
 
+PointMetrics metrics_from_json(const std::string& json) {
+  const auto j = nlohmann::json::parse(json);
+  PointMetrics m;
+  m.iteration_s = j.at("iteration_s").get<double>();
+  m.tokens_per_s = j.at("tokens_per_s").get<double>();
+  m.mfu = j.at("mfu").get<double>();
+  m.bubble_fraction = j.at("bubble_fraction").get<double>();
+  m.bubble_overhead = j.at("bubble_overhead").get<double>();
+  for (size_t d = 0; d < 5; ++d) m.exposed_comm_s[d] = j.at("exposed_comm_s").at(dim_names()[d]).get<double>();
+  m.memory_peak_gib = j.at("memory_peak_GiB").get<double>();
+  m.hbm_capacity_gib = j.at("hbm_capacity_GiB").get<double>();
+  m.oom = j.at("oom").get<bool>();
+  m.world = j.at("world").get<int>();
+  m.micro_batches = j.at("micro_batches").get<int>();
+  return m;
+}
+
 }  // namespace plansim::advise

@@ -28,5 +28,8 @@ const std::array<const char*, 5>& dim_names();
 
 // {"iteration_s":..,"tokens_per_s":..,...} without braces' neighbours: a complete JSON object.
 std::string metrics_json(const PointMetrics& m);
+// The inverse of metrics_json (results files, advise/results_file.hpp): doubles round-trip exactly.
+// Throws nlohmann::json's exceptions on a missing or mistyped key.
+PointMetrics metrics_from_json(const std::string& json);
 
 }  // namespace plansim::advise

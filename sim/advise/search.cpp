@@ -6,6 +6,8 @@
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <functional>
+#include <limits>
 #include <optional>
 
 #include "sim/advise/placement.hpp"
@@ -14,6 +16,7 @@
 #include "sim/io/scenario_loader.hpp"
 #include "sim/model/memory.hpp"
 #include "sim/plan/layer_partition.hpp"
+#include "sim/report/plan_bound.hpp"
 #include "sim/report/simulate_plan.hpp"
 #include "sim/sched/holding.hpp"
 #include "sim/sched/registry.hpp"
@@ -44,6 +47,48 @@ std::vector<std::string> sets_of(const Scenario& s) {
           fmt::format("training.recompute={}", to_string(s.training.recompute)),
           "schedule.kind=" + s.schedule.kind,
           fmt::format("schedule.virtual_stages={}", s.schedule.virtual_stages)};
+}
+
+// Best first: tokens/s, then enumeration order (the same order however the plans were found).
+void rank_plans(std::vector<SearchPlan>& plans) {
+  std::sort(plans.begin(), plans.end(), [](const SearchPlan& a, const SearchPlan& b) {
+    if (a.metrics.tokens_per_s != b.metrics.tokens_per_s) return a.metrics.tokens_per_s > b.metrics.tokens_per_s;
+    return a.index < b.index;
+  });
+}
+
+nlohmann::ordered_json result_line(const SearchPlan& p) {
+  nlohmann::ordered_json j;
+  j["index"] = p.index;
+  j["plan"] = p.label;
+  j["sets"] = p.sets;
+  j["bound_s"] = p.bound_s;
+  j["estimated_memory_GiB"] = p.estimated_memory_gib;
+  j["tp_inside_server"] = p.tp_inside_server;
+  j["metrics"] = nlohmann::ordered_json::parse(metrics_json(p.metrics));
+  return j;
+}
+
+// What identifies a search's results (a rerun must match it to resume; shards to merge).
+nlohmann::ordered_json results_header(const std::filesystem::path& scenario, const SearchOptions& o,
+                                      const SearchResult& r) {
+  nlohmann::ordered_json run;
+  run["scenario_fnv"] = file_hash(scenario.string());
+  run["sets"] = o.sets;
+  run["gpus"] = o.gpus;
+  run["top"] = o.top;
+  run["max_plans"] = o.max_plans;
+  run["prune"] = o.prune;
+  nlohmann::ordered_json only = nlohmann::ordered_json::array();
+  for (const auto& [k, v] : o.only) only.push_back({k, v});
+  run["only"] = only;
+  nlohmann::ordered_json h;
+  h["plansim_results"] = 1;
+  h["command"] = "search";
+  h["run"] = run;
+  h["shard"] = o.shard.text();
+  h["meta"] = {{"scenario", r.scenario}, {"gpus", r.gpus}, {"top", o.top}};
+  return h;
 }
 
 }  // namespace
@@ -167,6 +212,11 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
   }
   if (all.empty() && !options.only.empty())
     throw ConfigError(SourcePos{"--only", 0, 0}, "no plan the search tries has all the --only values together");
+  for (size_t i = 0; i < all.size(); ++i) {
+    all[i].index = i;
+    all[i].label = plan_label(all[i].scenario);
+  }
+  std::erase_if(all, [&](const SearchPlan& p) { return !options.shard.has(p.index); });
   r.enumerated = all.size();
   if (options.gpus > 0)
     for (auto& p : all) p.sets.insert(p.sets.begin(), fmt::format("nodes={}", *base.scenario.nodes));
@@ -178,33 +228,130 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
   }
   r.pruned = r.enumerated - fit.size();
   if (options.max_plans > 0 && fit.size() > options.max_plans) fit.resize(options.max_plans);
-  r.simulated = fit.size();
+
+  std::optional<ResultsFile> file;
+  if (!options.out.empty()) file.emplace(options.out, results_header(scenario, options, r));
+  const auto* done = file ? &file->done() : nullptr;
+  auto recorded = [&](size_t index) -> const nlohmann::json* {
+    if (done == nullptr) return nullptr;
+    const auto it = done->find(index);
+    return it == done->end() ? nullptr : &it->second;
+  };
+
   const int jobs = std::max(1, options.jobs);
   std::vector<std::unique_ptr<LoadedScenario>> workers(static_cast<size_t>(jobs));
+  auto topology = [&](size_t w) -> const Topology& {
+    if (!workers[w]) workers[w] = std::make_unique<LoadedScenario>(load_scenario(scenario, topo_sets));
+    return workers[w]->topology;
+  };
+  // The order plans are simulated in: by lower bound (then enumeration order) when pruning.
+  std::vector<size_t> order(fit.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (options.prune) {
+    parallel_for(fit.size(), jobs, [&](size_t w, size_t i) {
+      if (const auto* line = recorded(fit[i].index)) fit[i].bound_s = line->at("bound_s").get<double>();
+      else fit[i].bound_s = bound_plan(fit[i].scenario, topology(w)).iteration.seconds();
+    });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fit[a].bound_s < fit[b].bound_s; });
+  }
+  const int top = std::max(1, options.top);
+  std::vector<double> best;  // tokens/s of the simulated plans that fit
   std::vector<char> ok(fit.size(), 0);
-  parallel_for(
-      fit.size(), jobs,
-      [&](size_t w, size_t i) {
-        if (!workers[w]) workers[w] = std::make_unique<LoadedScenario>(load_scenario(scenario, topo_sets));
-        const Topology& topo = workers[w]->topology;
-        PlanRun run = simulate_plan(fit[i].scenario, topo, SimulateOptions{true, false});
-        fit[i].metrics = metrics_of(run.report);
-        fit[i].tp_inside_server = place_group(fit[i].scenario, topo, {Dim::tp}).islands == 1;
-        ok[i] = 1;
-      },
-      progress);
+  size_t next = 0, finished = 0;
+  while (next < order.size()) {
+    // The wave: the next plans whose upper bound on tokens/s can still reach the top.
+    double kth = -1;
+    if (options.prune && best.size() >= static_cast<size_t>(top)) {
+      std::nth_element(best.begin(), best.begin() + (top - 1), best.end(), std::greater<>());
+      kth = best[static_cast<size_t>(top - 1)];
+    }
+    std::vector<size_t> wave;
+    while (next < order.size() && wave.size() < static_cast<size_t>(jobs)) {
+      const SearchPlan& p = fit[order[next]];
+      const double upper = p.bound_s > 0 ? p.scenario.tokens_per_iteration() / p.bound_s
+                                         : std::numeric_limits<double>::infinity();
+      if (upper < kth) break;
+      wave.push_back(order[next++]);
+    }
+    if (wave.empty()) break;
+    parallel_for(wave.size(), jobs, [&](size_t w, size_t k) {
+      SearchPlan& p = fit[wave[k]];
+      if (const auto* line = recorded(p.index)) {
+        p.metrics = metrics_from_json(line->at("metrics").dump());
+        p.tp_inside_server = line->at("tp_inside_server").get<bool>();
+      } else {
+        const Topology& topo = topology(w);
+        PlanRun run = simulate_plan(p.scenario, topo, SimulateOptions{true, false});
+        p.metrics = metrics_of(run.report);
+        p.tp_inside_server = place_group(p.scenario, topo, {Dim::tp}).islands == 1;
+        if (file) file->append(result_line(p));
+      }
+      ok[wave[k]] = 1;
+    });
+    for (size_t i : wave)
+      if (!fit[i].metrics.oom) best.push_back(fit[i].metrics.tokens_per_s);
+    finished += wave.size();
+    if (progress) progress(finished, order.size());
+  }
+  r.pruned_bound = order.size() - next;
   for (size_t i = 0; i < fit.size(); ++i) {
     if (!ok[i]) continue;
+    ++r.simulated;
     if (fit[i].metrics.oom) {
       ++r.oom;
       continue;
     }
     r.ranked.push_back(std::move(fit[i]));
   }
-  std::stable_sort(r.ranked.begin(), r.ranked.end(), [](const SearchPlan& a, const SearchPlan& b) {
-    return a.metrics.tokens_per_s > b.metrics.tokens_per_s;
-  });
+  rank_plans(r.ranked);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (file) {
+    nlohmann::ordered_json d;
+    d["done"] = true;
+    d["enumerated"] = r.enumerated;
+    d["pruned_memory"] = r.pruned;
+    d["pruned_bound"] = r.pruned_bound;
+    d["simulated"] = r.simulated;
+    d["oom"] = r.oom;
+    d["wall_s"] = r.wall_s;
+    file->append(d);
+  }
+  return r;
+}
+
+SearchResult merge_search(const std::vector<ShardFile>& shards, int& top) {
+  check_shards(shards);
+  const auto& meta = shards.front().header.at("meta");
+  if (shards.front().header.at("command") != "search")
+    throw ConfigError(SourcePos{shards.front().path, 1, 1}, "not the results of a search");
+  SearchResult r;
+  r.scenario = meta.at("scenario").get<std::string>();
+  r.gpus = meta.at("gpus").get<int>();
+  top = meta.at("top").get<int>();
+  for (const ShardFile& f : shards) {
+    r.enumerated += f.done.at("enumerated").get<size_t>();
+    r.pruned += f.done.at("pruned_memory").get<size_t>();
+    r.pruned_bound += f.done.at("pruned_bound").get<size_t>();
+    r.simulated += f.done.at("simulated").get<size_t>();
+    r.oom += f.done.at("oom").get<size_t>();
+    r.wall_s += f.done.at("wall_s").get<double>();
+    for (const auto& [index, line] : f.points) {
+      SearchPlan p;
+      try {
+        p.index = index;
+        p.label = line.at("plan").get<std::string>();
+        p.sets = line.at("sets").get<std::vector<std::string>>();
+        p.bound_s = line.at("bound_s").get<double>();
+        p.estimated_memory_gib = line.at("estimated_memory_GiB").get<double>();
+        p.tp_inside_server = line.at("tp_inside_server").get<bool>();
+        p.metrics = metrics_from_json(line.at("metrics").dump());
+      } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(SourcePos{f.path, 0, 0}, fmt::format("point {}: {}", index, e.what()));
+      }
+      if (!p.metrics.oom) r.ranked.push_back(std::move(p));
+    }
+  }
+  rank_plans(r.ranked);
   return r;
 }
 

@@ -7,8 +7,6 @@
 
 namespace plansim::advise {
 
-namespace {
-
 std::string plan_label(const Scenario& s) {
   const auto& p = s.parallel;
   std::string l = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
@@ -19,6 +17,8 @@ std::string plan_label(const Scenario& s) {
                    to_string(s.training.recompute), p.zero);
   return l;
 }
+
+namespace {
 
 // What separates a plan from the best: the largest of the differences in exposed communication
 // per dimension and bubble time, in seconds per iteration.
@@ -48,16 +48,16 @@ std::string why(const SearchPlan& p, const SearchPlan& best, double capacity_gib
 
 std::string search_text(const SearchResult& r, int top) {
   std::string out = fmt::format(
-      "search {} on {} GPUs: {} plans enumerated, {} pruned by the memory model, {} simulated ({} over memory) in "
-      "{:.1f} s wall\n\n",
-      r.scenario, r.gpus, r.enumerated, r.pruned, r.simulated, r.oom, r.wall_s);
+      "search {} on {} GPUs: {} plans enumerated, {} pruned by the memory model, {} pruned by the lower bound, {} "
+      "simulated ({} over memory)\n\n",
+      r.scenario, r.gpus, r.enumerated, r.pruned, r.pruned_bound, r.simulated, r.oom);
   if (r.ranked.empty()) return out + "no plan fits in memory\n";
   const double capacity = r.ranked.front().metrics.hbm_capacity_gib;
   out += fmt::format("{:>3}  {:<52} {:>12} {:>9} {:>6}\n", "#", "plan", "tokens/s", "iter_s", "MFU%");
   const size_t n = std::min(r.ranked.size(), static_cast<size_t>(std::max(0, top)));
   for (size_t i = 0; i < n; ++i) {
     const auto& p = r.ranked[i];
-    out += fmt::format("{:>3}  {:<52} {:>12.0f} {:>9.4f} {:>6.1f}\n", i + 1, plan_label(p.scenario),
+    out += fmt::format("{:>3}  {:<52} {:>12.0f} {:>9.4f} {:>6.1f}\n", i + 1, p.label,
                        p.metrics.tokens_per_s, p.metrics.iteration_s, 100 * p.metrics.mfu);
     out += "     why: " + why(p, r.ranked.front(), capacity) + "\n";
   }
@@ -73,6 +73,7 @@ std::string search_json(const SearchResult& r, int top) {
   j["gpus"] = r.gpus;
   j["enumerated"] = r.enumerated;
   j["pruned"] = r.pruned;
+  j["pruned_bound"] = r.pruned_bound;
   j["simulated"] = r.simulated;
   j["oom"] = r.oom;
   j["wall_s"] = r.wall_s;
@@ -82,10 +83,11 @@ std::string search_json(const SearchResult& r, int top) {
     const auto& p = r.ranked[i];
     nlohmann::ordered_json x;
     x["rank"] = i + 1;
-    x["plan"] = plan_label(p.scenario);
+    x["plan"] = p.label;
     x["sets"] = p.sets;
     x["tp_inside_server"] = p.tp_inside_server;
     x["estimated_memory_GiB"] = p.estimated_memory_gib;
+    if (p.bound_s > 0) x["iteration_lower_bound_s"] = p.bound_s;
     x["metrics"] = nlohmann::ordered_json::parse(metrics_json(p.metrics));
     j["plans"].push_back(x);
   }

@@ -9,6 +9,8 @@
 #include "sim/io/scenario_loader.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 
 namespace plansim::advise {
 
@@ -87,6 +89,123 @@ std::vector<std::string> metric_cells(const PointMetrics& m) {
 }
 
 }  // namespace
+
+namespace {
+
+nlohmann::ordered_json point_line(size_t index, const PointResult& p) {
+  nlohmann::ordered_json j;
+  j["index"] = index;
+  j["sets"] = p.sets;
+  j["valid"] = p.valid;
+  if (p.valid) {
+    j["metrics"] = nlohmann::ordered_json::parse(metrics_json(p.metrics));
+  } else {
+    j["error"] = p.error;
+    j["error_at"] = {p.error_pos.file, p.error_pos.line, p.error_pos.column};
+    j["error_message"] = p.error_message;
+  }
+  return j;
+}
+
+PointResult point_of(const nlohmann::json& j) {
+  PointResult p;
+  p.sets = j.at("sets").get<std::vector<std::string>>();
+  p.valid = j.at("valid").get<bool>();
+  if (p.valid) {
+    p.metrics = metrics_from_json(j.at("metrics").dump());
+  } else {
+    p.error = j.at("error").get<std::string>();
+    const auto& at = j.at("error_at");
+    p.error_pos = SourcePos{at.at(0).get<std::string>(), at.at(1).get<int>(), at.at(2).get<int>()};
+    p.error_message = j.at("error_message").get<std::string>();
+  }
+  return p;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const std::filesystem::path& scenario, const std::vector<std::string>& base_sets,
+                      const std::vector<VaryKey>& keys, int jobs, const Shard& shard, const std::string& out,
+                      const ProgressFn& progress) {
+  SweepResult r;
+  r.keys = keys;
+  const auto all = cartesian(keys);
+  std::optional<ResultsFile> file;
+  if (!out.empty()) {
+    nlohmann::ordered_json run;
+    run["scenario_fnv"] = file_hash(scenario.string());
+    run["sets"] = base_sets;
+    nlohmann::ordered_json vary = nlohmann::ordered_json::array();
+    for (const auto& k : keys) vary.push_back({k.key, k.values});
+    run["vary"] = vary;
+    nlohmann::ordered_json h;
+    h["plansim_results"] = 1;
+    h["command"] = "sweep";
+    h["run"] = run;
+    h["shard"] = shard.text();
+    h["meta"] = {{"points", all.size()}};
+    file.emplace(out, h);
+  }
+  std::vector<size_t> mine;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (shard.has(i)) mine.push_back(i);
+  r.points.resize(mine.size());
+  std::atomic<bool> any_valid{false};
+  parallel_for(
+      mine.size(), jobs,
+      [&](size_t, size_t k) {
+        const size_t i = mine[k];
+        if (file) {
+          if (const auto it = file->done().find(i); it != file->done().end()) {
+            try {
+              r.points[k] = point_of(it->second);
+            } catch (const nlohmann::json::exception& e) {
+              throw ConfigError(SourcePos{out, 0, 0}, fmt::format("point {}: {}", i, e.what()));
+            }
+            if (r.points[k].valid) any_valid = true;
+            return;
+          }
+        }
+        r.points[k] = run_point(scenario, base_sets, all[i]);
+        if (r.points[k].valid) any_valid = true;
+        if (file) file->append(point_line(i, r.points[k]));
+      },
+      [&](size_t done, size_t total) {
+        if (progress && any_valid) progress(done, total);
+      });
+  if (file) file->append(nlohmann::ordered_json{{"done", true}, {"points", mine.size()}});
+  return r;
+}
+
+SweepResult merge_sweep(const std::vector<ShardFile>& shards) {
+  check_shards(shards);
+  const ShardFile& first = shards.front();
+  if (first.header.at("command") != "sweep")
+    throw ConfigError(SourcePos{first.path, 1, 1}, "not the results of a sweep");
+  SweepResult r;
+  for (const auto& k : first.header.at("run").at("vary"))
+    r.keys.push_back(VaryKey{k.at(0).get<std::string>(), k.at(1).get<std::vector<std::string>>()});
+  const auto total = first.header.at("meta").at("points").get<size_t>();
+  r.points.resize(total);
+  std::vector<char> have(total, 0);
+  for (const ShardFile& f : shards)
+    for (const auto& [index, line] : f.points) {
+      if (index >= total) throw ConfigError(SourcePos{f.path, 0, 0}, fmt::format("point {} of {}?", index, total));
+      try {
+        r.points[index] = point_of(line);
+      } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(SourcePos{f.path, 0, 0}, fmt::format("point {}: {}", index, e.what()));
+      }
+      have[index] = 1;
+    }
+  for (size_t i = 0; i < total; ++i)
+    if (!have[i])
+      for (const ShardFile& f : shards)
+        if (f.shard.has(i))
+          throw ConfigError(SourcePos{f.path, 0, 0},
+                            fmt::format("point {} is missing although shard {} says it finished", i, f.shard.text()));
+  return r;
+}
 
 std::string sweep_table(const SweepResult& r) {
   std::vector<std::vector<std::string>> rows;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/advise/point_runner.hpp"
+#include "sim/advise/results_file.hpp"
 
 namespace plansim::advise {
 
@@ -28,6 +29,14 @@ struct SweepResult {
   std::vector<VaryKey> keys;
   std::vector<PointResult> points;
 };
+
+// Runs the points of `shard` (point I when I mod N = K; all by default) on `jobs` threads; with
+// `out`, appends each finished point to that results file and skips those it already holds.
+SweepResult run_sweep(const std::filesystem::path& scenario, const std::vector<std::string>& base_sets,
+                      const std::vector<VaryKey>& keys, int jobs, const Shard& shard, const std::string& out,
+                      const ProgressFn& progress = {});
+// The shards' results files (check_shards) as the one-process sweep's result.
+SweepResult merge_sweep(const std::vector<ShardFile>& shards);
 
 std::string sweep_table(const SweepResult& r);  // aligned text table
 std::string sweep_csv(const SweepResult& r);

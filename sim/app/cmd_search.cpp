@@ -1,5 +1,8 @@
-// `plansim search FILE [--gpus N] [--top K] [--json FILE] [-j N] [--set k=v]...`: the fastest plans
-// for the scenario's model and cluster, with what separates them.
+// `plansim search FILE [--gpus N] [--top K] [--json FILE] [-j N] [--set k=v]... [--no-prune]
+// [--shard K/N] [--out FILE]`: the fastest plans for the scenario's model and cluster, with what
+// separates them (exact pruning by the lower bound, sharding and resuming: advise/search.hpp).
+#include <spdlog/spdlog.h>
+
 #include <memory>
 
 #include "sim/advise/search.hpp"
@@ -21,6 +24,9 @@ struct SearchCliOptions {
   int jobs = 0;
   size_t max_plans = 0;
   std::vector<std::string> only;
+  bool no_prune = false;
+  std::string shard;
+  std::string out;
 };
 
 }  // namespace
@@ -40,14 +46,24 @@ Command add_search_command(CLI::App& app) {
   sub->add_option("--max-plans", opt->max_plans, "simulate at most N plans after pruning (0 = all)")
       ->check(count_in(0, limits::kMaxTop));
   sub->add_option("--only", opt->only, "restrict a searched key, e.g. --only parallel.zero=0,1 (repeatable)");
+  sub->add_flag("--no-prune", opt->no_prune,
+                "simulate every plan that fits in memory (no pruning by the lower bound; same top plans, slower)");
+  sub->add_option("--shard", opt->shard, "run shard K of N (K/N, 0 <= K < N): candidates I with I mod N = K");
+  sub->add_option("--out", opt->out,
+                  "append each simulated plan to this results file (JSON lines) and resume from it; merge shards' "
+                  "files with `plansim merge`");
   return {sub, [opt] {
             check_output_path("--json", opt->json);
+            if (!opt->out.empty()) check_output_path("--out", opt->out);
             advise::SearchOptions o;
             o.sets = opt->sets;
             o.gpus = opt->gpus;
             o.top = opt->top;
             o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
             o.max_plans = opt->max_plans;
+            o.prune = !opt->no_prune;
+            if (!opt->shard.empty()) o.shard = advise::parse_shard(opt->shard);
+            o.out = opt->out;
             for (const auto& v : opt->only) {
               auto k = advise::parse_vary(v, "--only");
               o.only.emplace_back(k.key, k.values);
@@ -55,6 +71,8 @@ Command add_search_command(CLI::App& app) {
             Progress progress("search");
             const advise::SearchResult r =
                 advise::run_search(opt->file, o, [&](size_t done, size_t total) { progress.update(done, total); });
+            spdlog::info("search: {} simulated, {} pruned by the lower bound, in {:.1f} s wall", r.simulated,
+                         r.pruned_bound, r.wall_s);
             if (opt->json != "-") write_output("-", advise::search_text(r, opt->top));
             if (!opt->json.empty()) write_output(opt->json, advise::search_json(r, opt->top));
             return kExitOk;

@@ -1,5 +1,6 @@
 // `plansim sweep FILE --vary key=v1,v2,... [--vary ...] [--set k=v]... [--csv FILE] [--json FILE] [-j N]`:
-// simulate the cartesian product of the varied keys in parallel and print one row per point.
+// [--shard K/N] [--out FILE]`: simulate the cartesian product of the varied keys in parallel and print
+// one row per point (sharding and resuming: advise/sweep.hpp run_sweep).
 #include <memory>
 
 #include "sim/advise/sweep.hpp"
@@ -19,6 +20,8 @@ struct SweepCliOptions {
   std::string csv;
   std::string json;
   int jobs = 0;
+  std::string shard;
+  std::string out;
 };
 
 }  // namespace
@@ -35,22 +38,27 @@ Command add_sweep_command(CLI::App& app) {
   sub->add_option("--json", opt->json, "write the results as JSON to FILE ('-' = stdout)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations (0 = hardware threads)")
       ->check(count_in(0, limits::kMaxJobs));
+  sub->add_option("--shard", opt->shard, "run shard K of N (K/N, 0 <= K < N): points I with I mod N = K");
+  sub->add_option("--out", opt->out,
+                  "append each finished point to this results file (JSON lines) and resume from it; merge shards' "
+                  "files with `plansim merge`");
   return {sub, [opt] {
             check_output_path("--csv", opt->csv);
+            if (!opt->out.empty()) check_output_path("--out", opt->out);
+            const advise::Shard shard = opt->shard.empty() ? advise::Shard{} : advise::parse_shard(opt->shard);
             check_output_path("--json", opt->json);
-            advise::SweepResult r;
+            std::vector<advise::VaryKey> keys;
             for (const auto& v : opt->vary) {
-              r.keys.push_back(advise::parse_vary(v));
-              advise::check_scenario_key(r.keys.back());
+              keys.push_back(advise::parse_vary(v));
+              advise::check_scenario_key(keys.back());
             }
             // The file itself (syntax, duplicate or unknown keys, the --set overrides) is bad input, not
             // an invalid point: exit 2 before any point runs.
             check_scenario_file(opt->file, opt->sets);
-            const auto points = advise::cartesian(r.keys);
             Progress progress("sweep");
-            r.points = advise::run_points(opt->file, opt->sets, points,
-                                          opt->jobs > 0 ? opt->jobs : advise::default_jobs(),
-                                          [&](size_t done, size_t total) { progress.update(done, total); });
+            advise::SweepResult r = advise::run_sweep(
+                opt->file, opt->sets, keys, opt->jobs > 0 ? opt->jobs : advise::default_jobs(), shard, opt->out,
+                [&](size_t done, size_t total) { progress.update(done, total); });
             advise::rethrow_if_all_invalid_alike(r.points);
             if (opt->csv != "-" && opt->json != "-") write_output("-", advise::sweep_table(r));
             if (!opt->csv.empty()) write_output(opt->csv, advise::sweep_csv(r));

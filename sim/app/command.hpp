@@ -39,6 +39,7 @@ Command add_run_command(CLI::App& app);   // cmd_run.cpp
 Command add_lint_command(CLI::App& app);  // cmd_lint.cpp
 Command add_sweep_command(CLI::App& app);  // cmd_sweep.cpp
 Command add_search_command(CLI::App& app);  // cmd_search.cpp
+Command add_merge_command(CLI::App& app);  // cmd_merge.cpp
 Command add_plot_command(CLI::App& app);  // cmd_plot.cpp
 
 }  // namespace plansim::app

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       add_lint_command(app),
       add_sweep_command(app),
       add_search_command(app),
+      add_merge_command(app),
       add_plot_command(app),
   };
 

@@ -11,6 +11,8 @@
 // std::function keeps inline, so starting one allocates nothing once the pool has grown.
 #include "sim/coll/collective_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "sim/coll/nccl_channels.hpp"
@@ -84,6 +86,10 @@ struct CollectiveRunner::Impl {
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash;
   std::vector<Run> runs;  // by run index; reused through free_runs
   std::vector<uint32_t> free_runs;
+  // lower_bound's per-link scratch (indexed by LinkId; reset after each phase).
+  std::vector<double> bound_bytes;
+  std::vector<Time> bound_first;
+  std::vector<uint32_t> bound_touched;
 
   uint32_t prepare(const CollectiveCall& call) {
     auto& bucket = by_hash[call_hash(call)];
@@ -170,7 +176,7 @@ struct CollectiveRunner::Impl {
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}})) {}
 CollectiveRunner::~CollectiveRunner() = default;
 
 PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }
@@ -210,6 +216,59 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::fun
     }
   }
   return true;
+}
+
+Time CollectiveRunner::lower_bound(PreparedCall call) const {
+  PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& p = *impl_->prepared[call.index];
+  const auto& links = impl_->net->topology().links();
+  auto down_ps = [](double seconds) { return Time::ps(static_cast<int64_t>(std::floor(seconds * 1e12))); };
+  Time total = p.software_latency;
+  // Per link of the phase: wire bytes and the smallest latency of the flows crossing it.
+  auto& bytes = impl_->bound_bytes;
+  auto& first = impl_->bound_first;
+  auto& touched = impl_->bound_touched;
+  if (bytes.size() != links.size()) {
+    bytes.assign(links.size(), 0.0);
+    first.assign(links.size(), Time::infinite());
+  }
+  std::vector<LinkId> sorted;
+  for (size_t ph = 0; ph < p.flows.size(); ++ph) {
+    Time phase = p.reduce[ph];
+    touched.clear();
+    for (size_t f = 0; f < p.flows[ph].size(); ++f) {
+      const PreparedFlow& pf = p.flows[ph][f];
+      const auto& route = p.choice.plan.phases[ph].flows[f].links;
+      if (pf.wire.value() <= 0 || route.empty()) {  // moves nothing over a link: its latency only
+        phase = std::max(phase, pf.latency);
+        continue;
+      }
+      // Alone, the flow runs at min over its links of capacity / multiplicity.
+      sorted.assign(route.begin(), route.end());
+      std::sort(sorted.begin(), sorted.end());
+      double seconds_per_byte = 0;
+      for (size_t i = 0; i < sorted.size();) {
+        size_t e = i;
+        while (e < sorted.size() && sorted[e] == sorted[i]) ++e;
+        seconds_per_byte =
+            std::max(seconds_per_byte, static_cast<double>(e - i) / links[sorted[i].index()].bandwidth.value());
+        i = e;
+      }
+      phase = std::max(phase, pf.latency + down_ps(pf.wire.value() * seconds_per_byte));
+      for (LinkId l : route) {
+        if (first[l.index()] == Time::infinite()) touched.push_back(l.value);
+        bytes[l.index()] += pf.wire.value();
+        first[l.index()] = std::min(first[l.index()], pf.latency);
+      }
+    }
+    for (uint32_t l : touched) {
+      phase = std::max(phase, first[l] + down_ps(bytes[l] / links[l].bandwidth.value()));
+      bytes[l] = 0;
+      first[l] = Time::infinite();
+    }
+    total += phase;
+  }
+  return total;
 }
 
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {

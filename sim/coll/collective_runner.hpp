@@ -68,6 +68,15 @@ class CollectiveRunner {
   // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
   [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
                                 const std::function<bool(LinkId, LinkId)>& pair) const;
+  // A proven lower bound on the call's duration with any other traffic on the network (plansim run
+  // --bound): the software latency, then per phase the largest of its reduction time, each flow's
+  // latency + wire bytes at the rate its most constraining link gives it alone (a max-min rate never
+  // exceeds capacity / multiplicity on any link of the flow), and each link's phase load / capacity
+  // after the smallest latency of the flows crossing it (the link moves at most its capacity).
+  // Byte terms are rounded down to the picosecond, so a run of the call alone, whose finish times
+  // are rounded to the nearest, never ends before it. Equal to the call's time alone when no link
+  // of a phase is shared by flows of different rates or latencies (a ring's channels, a send/recv).
+  [[nodiscard]] Time lower_bound(PreparedCall call) const;
   // What a prepared call runs: the algorithm `auto` chose, and the protocol.
   [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
   [[nodiscard]] const std::string& protocol(PreparedCall call) const;

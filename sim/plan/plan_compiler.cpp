@@ -478,6 +478,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   std::vector<std::pair<size_t, size_t>> sizes(static_cast<size_t>(par.pp));  // per stage: last program's ops, deps
   for (int r = 0; r < plan.world; ++r) {
     if (fold && map.coords(r)[Dim::tp] != 0) continue;
+    if (options.first_replica_only && (map.coords(r)[Dim::dp] != 0 || map.coords(r)[Dim::ep] != 0)) continue;
     plan.program_of_rank[static_cast<size_t>(r)] = static_cast<int32_t>(plan.programs.size());
     Program& p = plan.programs.emplace_back();
     p.rank = static_cast<uint32_t>(r);

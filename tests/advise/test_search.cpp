@@ -52,6 +52,7 @@ TEST_CASE("search: Megatron-LM 2021 Table 1, 18.4B row (256 A100): TP=8 inside a
   o.jobs = 2;
   o.only = {{"parallel.zero", {"0"}}, {"training.recompute", {"full"}}, {"parallel.pp", {"1"}},
             {"training.micro_batch", {"1"}}};
+  o.prune = false;  // compares every plan with TP inside a server against every plan with TP across
   const SearchResult r = run_search(tmpl, o);
   REQUIRE(!r.ranked.empty());
   const SearchPlan& best = r.ranked.front();
@@ -91,6 +92,7 @@ TEST_CASE("search: one pipeline of the 145.6B row (64 A100, batch 32): TP 8 x PP
   o.gpus = 64;
   o.jobs = 2;
   o.only = {{"parallel.zero", {"0"}}, {"training.recompute", {"full"}}};
+  o.prune = false;  // the best TP 4 plan may be far below the top: every plan simulated
   const SearchResult r = run_search(kSrc + "/validate/megatron/template.yaml", o);
   REQUIRE(!r.ranked.empty());
   const SearchPlan& best = r.ranked.front();
@@ -131,6 +133,7 @@ TEST_CASE("search: strategy guidance: multi-node InfiniBand keeps TP inside serv
   o.gpus = 32;
   o.jobs = 2;
   o.only = {{"parallel.zero", {"0"}}, {"training.recompute", {"full"}}, {"training.micro_batch", {"1"}}};
+  o.prune = false;  // compares plans far below the top: every plan simulated
   const SearchResult r = run_search(kSrc + "/validate/megatron/template.yaml", o);
   REQUIRE(!r.ranked.empty());
   LoadedScenario topo = load_scenario(kSrc + "/validate/megatron/template.yaml", {"nodes=4", "parallel.dp=32"});
@@ -165,6 +168,7 @@ TEST_CASE("search: strategy guidance: a 145.6B model on 64 A100 is best in 3D pa
   o.jobs = 2;
   o.only = {{"parallel.zero", {"1", "3"}}, {"training.recompute", {"full"}}, {"training.micro_batch", {"1"}},
             {"parallel.order", {"[tp,cp,ep,dp,pp]"}}};
+  o.prune = false;  // the best plan that is not 3D may be far below the top: every plan simulated
   const SearchResult r = run_search(kSrc + "/validate/megatron/template.yaml", o);
   REQUIRE(!r.ranked.empty());
   const SearchPlan& best = r.ranked.front();
@@ -187,6 +191,7 @@ TEST_CASE("search: 1000 plans on 32 GPUs", "[advise][bench][search]") {
   SearchOptions o;
   o.gpus = 32;
   o.jobs = 2;
+  o.prune = false;  // simulation throughput: every plan that fits
   const SearchResult r = run_search(kSrc + "/scenarios/antipatterns/good.yaml", o);
   WARN(r.simulated << " plans simulated (" << r.enumerated << " enumerated, " << r.pruned << " pruned) in "
                    << r.wall_s << " s wall");
