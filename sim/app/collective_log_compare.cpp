@@ -121,7 +121,9 @@ int run_log_compare(const LogCompareOptions& o) {
                    "server)",
                    run.pos.to_string(), run.nranks, run.nodes(), run.nranks, topo.name(), per_server);
     const io::CollectiveCalibration cal = io::collective_calibration(o.topology, topo.gpu_spec().model, o.calibration);
-    const std::string algo = o.algo != "auto" ? o.algo : model_algorithm(run.algorithm);
+    // NCCL_ALGO picks among the collective algorithms; alltoall and sendrecv are point-to-point and ignore it.
+    const bool p2p = op == CollOp::all_to_all || op == CollOp::send_recv;
+    const std::string algo = o.algo != "auto" ? o.algo : p2p ? "auto" : model_algorithm(run.algorithm);
     const std::string proto = o.proto != "auto" ? o.proto : model_protocol(run.protocol);
     text += fmt::format("== {} {} ({}): {} rank{} on {} node{}{}{}{}\n", run.pos.to_string(), run.op, run.op_source,
                         run.nranks, run.nranks == 1 ? "" : "s", run.nodes(), run.nodes() == 1 ? "" : "s",
