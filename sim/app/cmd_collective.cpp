@@ -214,11 +214,12 @@ Command add_collective_command(CLI::App& app) {
                   "NCCL model calibration profile (validate/calibration/*.yaml), layered on the topology's; 'none': defaults");
   sub->add_option("--json", o->json, "also write the rows as JSON to FILE ('-' = stdout, replacing the table)");
   sub->add_option("--compare", o->compare,
-                  "compare with measurements: a published table (validate/nccl/*.yaml) or an nccl-tests log (stdout "
-                  "as printed, or its -J JSON)");
+                  "compare with measurements: a published table (validate/nccl/*.yaml), an nccl-tests log (stdout "
+                  "as printed, or its -J JSON) or plansim-hw bench nccl JSON");
   return {sub, [o, op_option, gpus_option] {
             if (o->compare.empty()) return run_sweep(*o);
-            if (!io::looks_like_nccl_tests_file(o->compare)) return run_compare(*o);
+            if (!io::looks_like_nccl_tests_file(o->compare) && !io::looks_like_bench_file(o->compare))
+              return run_compare(*o);
             LogCompareOptions l;
             l.log = o->compare;
             l.topology = o->topology;

@@ -90,7 +90,11 @@ std::string gpu_family(const std::string& name) {
 }  // namespace
 
 int run_log_compare(const LogCompareOptions& o) {
-  const auto runs = io::load_nccl_tests(o.log, io::NcclTestsHints{o.op, o.gpus});
+  const bool bench = io::looks_like_bench_file(o.log);
+  if (bench && (!o.op.empty() || o.gpus > 0))
+    throw ConfigError(SourcePos{o.op.empty() ? "--gpus" : "--op", 0, 0},
+                      "a plansim-hw bench file names its op and ranks in every row: drop --op and --gpus");
+  const auto runs = bench ? io::runs_from_bench_file(o.log) : io::load_nccl_tests(o.log, io::NcclTestsHints{o.op, o.gpus});
   if (o.topology.empty()) {
     const auto& r = runs.front();
     throw ConfigError(SourcePos{"--topology", 0, 0},
@@ -174,7 +178,7 @@ int run_log_compare(const LogCompareOptions& o) {
     if (run.out_of_bounds && *run.out_of_bounds != 0)
       text += fmt::format("  NOTE: the log reports {} out-of-bounds value(s) ({})\n", *run.out_of_bounds,
                           run.out_of_bounds_pos.to_string());
-    if (!run.avg_busbw_GBps && run.format == "text")
+    if (!run.avg_busbw_GBps && run.format == "text")  // (bench JSON and -J JSON are whole documents)
       text += "  NOTE: no 'Avg bus bandwidth' footer: the log may be cut short\n";
     text += band_table(bands, "  ");
   }

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <tuple>
 
 #include "sim/core/limits.hpp"
+#include "sim/io/bench_reader.hpp"
 #include "sim/io/nccl_tests_internal.hpp"
 #include "sim/io/nccl_tests_ops.hpp"
 
@@ -217,6 +220,58 @@ void append_measurements(const std::vector<NcclTestsRun>& runs, calib::Measureme
 
 void read_nccl_tests_file(const std::filesystem::path& path, calib::Measurements& m) {
   append_measurements(load_nccl_tests(path), m);
+}
+
+bool looks_like_bench_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');  // plansim-hw writes "bench" and "schema_version" first
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return json_text(head) && head.find("\"bench\"") != std::string::npos &&
+         head.find("\"schema_version\"") != std::string::npos;
+}
+
+std::vector<NcclTestsRun> runs_from_bench_file(const std::filesystem::path& path) {
+  calib::Measurements m;
+  read_bench_file(path, m);
+  std::map<std::tuple<std::string, std::string, int>, NcclTestsRun> groups;
+  std::vector<std::tuple<std::string, std::string, int>> order;
+  for (const auto& s : m.collectives) {
+    if (s.op == "p2p_copy") continue;
+    const auto key = std::make_tuple(s.op, s.algorithm, s.nranks);
+    auto [it, fresh] = groups.try_emplace(key);
+    NcclTestsRun& run = it->second;
+    if (fresh) {
+      order.push_back(key);
+      run.file = path.string();
+      run.pos = s.pos;
+      run.format = "bench";
+      run.op = s.op;
+      run.op_source = "its rows' op";
+      run.algorithm = s.algorithm;
+      run.nranks = s.nranks;
+      run.gpu_model = m.device;
+    }
+    NcclTestsRow row;
+    row.size_bytes = s.size_bytes;
+    row.pos = s.pos;
+    row.out_of_place.present = true;
+    row.out_of_place.time_us = s.time_s * 1e6;
+    row.out_of_place.algbw_GBps = s.size_bytes / s.time_s / 1e9;
+    row.out_of_place.busbw_GBps = row.out_of_place.algbw_GBps * s.busbw_factor;
+    row.out_of_place.wrong = 0;  // the bench reader refuses rows with wrong > 0
+    run.rows.push_back(row);
+  }
+  if (order.empty()) throw ConfigError(SourcePos{path.string(), 0, 0}, "this bench file has no collective rows to compare");
+  std::vector<NcclTestsRun> runs;
+  for (const auto& k : order) {
+    NcclTestsRun& r = groups.at(k);
+    std::stable_sort(r.rows.begin(), r.rows.end(), [](const auto& a, const auto& b) { return a.size_bytes < b.size_bytes; });
+    runs.push_back(std::move(r));
+  }
+  return runs;
 }
 
 }  // namespace plansim::io

@@ -115,4 +115,10 @@ void append_measurements(const std::vector<NcclTestsRun>& runs, calib::Measureme
 // Reads the file (text or JSON) straight into `m`, as io::read_bench_file does for bench JSON.
 void read_nccl_tests_file(const std::filesystem::path& path, calib::Measurements& m);
 
+// plansim-hw bench JSON (io/bench_reader.hpp), for `collective --compare`: true when the file is a JSON
+// object with "bench" and "schema_version"; its nccl rows as runs, one per (op, algorithm, ranks), by size
+// (no hosts: one node unless the caller says otherwise; busbw from the time and nccl-tests' factor).
+bool looks_like_bench_file(const std::filesystem::path& path);
+std::vector<NcclTestsRun> runs_from_bench_file(const std::filesystem::path& path);
+
 }  // namespace plansim::io

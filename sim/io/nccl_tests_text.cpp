@@ -152,7 +152,7 @@ class StreamReader {
     if (toks.empty()) return;
     if (all_digits(toks.front().text)) {
       if (table_open_) return row(l, toks);
-      if (run_ && !columns_.empty())
+      if (run_ && !columns_.empty() && toks.size() == row_width())
         fail(l, toks.front().column, "a result row after the table's footer ('Avg bus bandwidth'); is a header missing?");
       return;  // not nccl-tests' own line (launcher or script output)
     }
@@ -364,13 +364,17 @@ class StreamReader {
     }
   }
 
+  // The tokens of a result row (a timestamp is two: date and time).
+  [[nodiscard]] size_t row_width() const {
+    size_t n = 0;
+    for (const auto& c : columns_) n += c.kind == Col::timestamp ? 2 : 1;
+    return n;
+  }
+
   void row(const Line& l, const std::vector<Token>& toks) {
-    size_t expected = 0;
+    const size_t expected = row_width();
     std::string names;
-    for (const auto& c : columns_) {
-      expected += c.kind == Col::timestamp ? 2 : 1;
-      names += (names.empty() ? "" : " ") + c.name;
-    }
+    for (const auto& c : columns_) names += (names.empty() ? "" : " ") + c.name;
     if (toks.size() != expected)
       fail(l, toks.size() < expected ? 0 : toks[expected].column,
            fmt::format("a result row of {} values, but the table header (line {}) names {}: {}{}", toks.size(),

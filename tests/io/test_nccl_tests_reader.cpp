@@ -275,6 +275,7 @@ TEST_CASE("nccl-tests: what a log cannot tell is an error that says what to give
         "t.log:9:23: the average bus bandwidth must be a number, got 'fast'");
   CHECK(error_of(small_log("all_reduce_perf", ar + "# Avg bus bandwidth : 1.0\n" + ar)) ==
         "t.log:10:9: a result row after the table's footer ('Avg bus bandwidth'); is a header missing?");
+  CHECK(error_of(small_log("all_reduce_perf", ar + "# Avg bus bandwidth : 1.0\n0\n1 file(s) copied\n")).empty());
 }
 
 TEST_CASE("nccl-tests: layouts in the wild (cputime, timestamps, ms units, Windows line ends, several runs)",
@@ -409,4 +410,22 @@ TEST_CASE("collective calibration: the topology's calibration: key, layered unde
                     Catch::Contains("calibration profile 'a100' does not apply to this topology's GPU, H100-SXM-80GB"));
   CHECK(io::collective_calibration(std::string(PLANSIM_SOURCE_DIR) + "/topologies/dgx-h100.yaml", "H100-SXM-80GB", "")
             .params.nvlink_efficiency == NcclModelParams{}.nvlink_efficiency);
+}
+
+TEST_CASE("nccl-tests: plansim-hw bench nccl JSON as runs for --compare", "[io][nccl_tests]") {
+  const std::string bench = std::string(PLANSIM_SOURCE_DIR) + "/tests/data/calibrate/synthetic_all_reduce.json";
+  CHECK(io::looks_like_bench_file(bench));
+  CHECK(!io::looks_like_bench_file(data("reduce_scatter.json")));
+  CHECK(!io::looks_like_nccl_tests_file(bench));
+  const auto runs = io::runs_from_bench_file(bench);
+  REQUIRE(runs.size() == 1);
+  const auto& r = runs.front();
+  CHECK(r.op == "all_reduce");
+  CHECK(r.nranks == 8);
+  CHECK(r.gpu_model == "Synthetic GPU");
+  REQUIRE(!r.rows.empty());
+  for (const auto& row : r.rows) {  // the file's curve: t = 20 us + S * 1.75 / 100 GB/s
+    CHECK(row.out_of_place.time_us == Approx(20.0 + row.size_bytes * 1.75 / 100e3).epsilon(1e-6));
+    CHECK(row.out_of_place.busbw_GBps == Approx(row.size_bytes * 1.75 / (row.out_of_place.time_us * 1e3)));
+  }
 }

@@ -60,3 +60,8 @@ expect_stderr 'truncated_allreduce\.log:35: a result row of 6 values' \
 expect_exit 2 "$plansim" collective --compare "$n/garbage_allreduce.log" --topology "$h100"
 expect_stderr '^--gpus: 4 GPUs given, but the run at .*lists 8 ranks' \
   "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100" --gpus 4
+# ... and plansim-hw bench nccl JSON, one run per (op, algorithm, ranks).
+expect_stdout '^== .*synthetic_all_reduce\.json:12:3 all_reduce \(its rows. op\): 8 ranks on 1 node, Synthetic GPU' \
+  "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100"
+expect_stderr '^--op: a plansim-hw bench file names its op and ranks' \
+  "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100" --op all_reduce
