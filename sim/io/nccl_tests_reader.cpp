@@ -161,12 +161,13 @@ bool looks_like_nccl_tests(const std::string& text) {
 bool looks_like_nccl_tests_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(256 * 1024, '\0');  // the header comes early; JSON keys "config" and "results" too
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  if (json_text(head)) return looks_like_nccl_tests(read_log(path));
-  return looks_like_nccl_tests(head);
+  std::string text;
+  try {  // the whole file: launcher chatter may come before the header, JSON may put "results" last
+    text = read_log(path);
+  } catch (const ConfigError&) {
+    return false;  // not readable as a log: the other readers say why
+  }
+  return looks_like_nccl_tests(text);
 }
 
 std::vector<NcclTestsRun> parse_nccl_tests(const std::string& text, const std::string& name, const NcclTestsHints& hints) {
