@@ -3,6 +3,7 @@
 // each stream is then read line by line.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -135,7 +136,8 @@ class StreamReader {
   }
 
   // What the stream said outside its runs: the last binary named on a command line, NCCL INFO settings.
-  std::string program_mention, algorithm, protocol, nccl_version;
+  std::vector<std::pair<int, std::string>> mentions;  // (line, binary) of each *_perf named outside the tables
+  std::string algorithm, protocol, nccl_version;
 
  private:
   [[nodiscard]] SourcePos at(const Line& l, int column = 0) const {
@@ -162,11 +164,8 @@ class StreamReader {
   // Launcher, shell and NCCL INFO lines: kept for what they say about the run, else skipped.
   void notice(const std::string& text, const std::vector<Token>& toks) {
     for (const auto& t : toks)
-      if (t.text.find("_perf") != std::string::npos && nccl_tests_op_from_name(t.text)) {
-        program_mention = t.text;
-        pending_mention_ = t.text;
-        pending_mention_line_ = line_number_;
-      }
+      if (t.text.find("_perf") != std::string::npos && nccl_tests_op_from_name(t.text))
+        mentions.emplace_back(line_number_, t.text);
     const auto setting = [&](const std::string& key) -> std::string {
       const std::string marker = key + " set by environment to ";
       const size_t p = text.find(marker);
@@ -247,13 +246,8 @@ class StreamReader {
     run_->pos = at(l, 0);
     run_->program = pending_program_;
     if (!pending_program_.empty()) run_->op_source = "its 'Collective test starting' line";
-    else if (!pending_mention_.empty()) {
-      run_->program = pending_mention_;
-      run_->op_source = fmt::format("the command at line {}", pending_mention_line_);
-    }
     run_->nccl_version = pending_version_;
     pending_program_.clear();
-    pending_mention_.clear();
     for (size_t i = 0; i + 1 < toks.size(); ++i) {
       if (toks[i].text == "nThread")
         run_->nthreads = static_cast<int>(integer(l, toks[i + 1], "nThread", {1, limits::kMaxGpus}));
@@ -433,15 +427,16 @@ class StreamReader {
   int table_header_line_ = 0;
   bool table_open_ = false;
   double time_scale_us_ = 1.0;
-  std::string pending_program_, pending_version_, pending_mention_;
-  int pending_mention_line_ = 0, line_number_ = 0;
+  std::string pending_program_, pending_version_;
+  int line_number_ = 0;
 };
 
 }  // namespace
 
 std::vector<NcclTestsRun> parse_nccl_tests_text(const std::string& text, const std::string& name) {
   std::vector<NcclTestsRun> runs;
-  std::string program, algorithm, protocol, version;
+  std::vector<std::pair<int, std::string>> mentions;
+  std::string algorithm, protocol, version;
   std::string first_tag;
   int first_tag_line = 0;
   for (const Stream& s : demultiplex(text)) {
@@ -461,24 +456,24 @@ std::vector<NcclTestsRun> parse_nccl_tests_text(const std::string& text, const s
       if (runs[i].algorithm == "auto" && !reader.algorithm.empty()) runs[i].algorithm = reader.algorithm;
       if (runs[i].protocol == "auto" && !reader.protocol.empty()) runs[i].protocol = reader.protocol;
       if (runs[i].nccl_version.empty()) runs[i].nccl_version = reader.nccl_version;
-      if (runs[i].program.empty() && !reader.program_mention.empty()) {
-        runs[i].program = reader.program_mention;
-        runs[i].op_source = "a command named in the log";
-      }
     }
-    if (program.empty()) program = reader.program_mention;
+    mentions.insert(mentions.end(), reader.mentions.begin(), reader.mentions.end());
     if (algorithm.empty()) algorithm = reader.algorithm;
     if (protocol.empty()) protocol = reader.protocol;
     if (version.empty()) version = reader.nccl_version;
   }
+  std::sort(mentions.begin(), mentions.end());
   for (auto& r : runs) {  // settings another process's stream showed (NCCL INFO of rank 1, ...)
     if (r.algorithm == "auto" && !algorithm.empty()) r.algorithm = algorithm;
     if (r.protocol == "auto" && !protocol.empty()) r.protocol = protocol;
     if (r.nccl_version.empty()) r.nccl_version = version;
-    if (r.program.empty() && !program.empty()) {
-      r.program = program;
-      r.op_source = "a command named in the log";
-    }
+    if (!r.program.empty()) continue;
+    // The binary named last before the run's header (a shell trace, the launcher's command line), in any stream.
+    for (const auto& [line, binary] : mentions)
+      if (line < r.pos.line) {
+        r.program = binary;
+        r.op_source = fmt::format("the command at line {}", line);
+      }
   }
   return runs;
 }

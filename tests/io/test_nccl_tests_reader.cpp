@@ -125,7 +125,7 @@ TEST_CASE("nccl-tests: srun --label over two nodes, the binary named by the shel
   REQUIRE(runs.size() == 1);
   const auto& r = runs.front();
   CHECK(r.op == "all_reduce");
-  CHECK(r.op_source == "a command named in the log");
+  CHECK(r.op_source == "the command at line 1");  // untagged, before the tagged header
   CHECK(r.program == "/opt/nccl-tests/build/all_reduce_perf");
   CHECK(r.nranks == 8);
   CHECK(r.nodes() == 2);
@@ -307,6 +307,17 @@ TEST_CASE("nccl-tests: layouts in the wild (cputime, timestamps, ms units, Windo
   CHECK(runs[0].op == "all_reduce");
   CHECK(runs[1].op == "all_gather");
   CHECK(runs[1].pos.line == 11);
+  // A binary named after a run (the next test's command) is not that run's: the first run below is told by
+  // busbw/algbw, the second by the command before its header.
+  const std::string bare = "        1024   256  float  sum  -1  20.0  1.00  1.00  0  20.0  1.00  1.00  0\n";
+  const std::string scripted = small_log("", bare) + "# Avg bus bandwidth : 1.0\n+ ./build/all_gather_perf -b 1K\n" +
+                               small_log("", "        1024   256  float  none  -1  20.0  1.00  0.50  0  20.0  1.00  0.50  0\n");
+  runs = io::parse_nccl_tests(scripted, "t.log");
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].op == "all_reduce");
+  CHECK(runs[0].op_source.find("busbw/algbw") == 0);
+  CHECK(runs[1].op == "all_gather");
+  CHECK(runs[1].op_source == "the command at line 9");
 }
 
 TEST_CASE("nccl-tests: format detection", "[io][nccl_tests]") {
