@@ -27,13 +27,11 @@ NcclTestsResult result(const YamlFile& f, const YAML::Node& n, const std::string
   if (!n || n.IsNull()) return r;
   if (!n.IsMap()) f.fail(n, fmt::format("'{}' must be an object", what));
   r.present = true;
-  YAML::Node time = n["time"];
-  if (!time) {
-    time = n["cpu_time"];
-    if (time) run.cputime = true;
-  }
-  if (!time) f.fail(n, fmt::format("'{}' has no 'time'", what));
-  r.time_us = scalar_real(f, time, "time", {0, 1e12});
+  // Two lookups, not one node reassigned: assigning to yaml-cpp's node for a missing key throws (fuzz finding).
+  const YAML::Node gpu_time = n["time"], cpu_time = n["cpu_time"];
+  if (!gpu_time && !cpu_time) f.fail(n, fmt::format("'{}' has no 'time'", what));
+  if (!gpu_time) run.cputime = true;
+  r.time_us = scalar_real(f, gpu_time ? gpu_time : cpu_time, "time", {0, 1e12});
   r.algbw_GBps = scalar_real(f, required(f, n, "alg_bw", "'" + what + "'"), "alg_bw", {0, 1e9});
   r.busbw_GBps = scalar_real(f, required(f, n, "bus_bw", "'" + what + "'"), "bus_bw", {0, 1e9});
   if (const YAML::Node w = n["nwrong"]; w && !w.IsNull()) r.wrong = scalar_real(f, w, "nwrong", {0, 1e18});
