@@ -12,6 +12,7 @@
 #include "sim/io/checked_number.hpp"
 #include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_compare.hpp"
+#include "sim/io/nccl_tests_reader.hpp"
 #include "sim/io/report_timings_reader.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/io/topology_loader.hpp"
@@ -153,11 +154,19 @@ void report_timings(std::string_view data) {
   });
 }
 
+void nccl_tests(std::string_view data) {
+  expect_config_errors_only([&] {
+    calib::Measurements m;
+    io::append_measurements(io::parse_nccl_tests(std::string(data), "fuzz-nccl-tests.log"), m);
+    (void)calib::profile_yaml(calib::calibrate(m));
+  });
+}
+
 const std::vector<Harness>& harnesses() {
   static const std::vector<Harness> all = {
       {"topology", topology},       {"scenario", scenario}, {"units", units},
       {"calibration", calibration}, {"bench", bench},       {"nccl_compare", nccl_compare},
-      {"report_timings", report_timings},
+      {"report_timings", report_timings}, {"nccl_tests", nccl_tests},
   };
   return all;
 }

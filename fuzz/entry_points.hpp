@@ -19,6 +19,7 @@ void calibration(std::string_view data);     // an NCCL calibration profile (val
 void bench(std::string_view data);           // plansim-hw bench JSON, then calibrated
 void nccl_compare(std::string_view data);    // a published nccl-tests table (validate/nccl/*.yaml)
 void report_timings(std::string_view data);  // a report's timings, validated against themselves
+void nccl_tests(std::string_view data);      // an nccl-tests log (stdout or -J JSON), then calibrated
 
 struct Harness {
   const char* name;  // fuzz/corpus/<name>, fuzz_<name>

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 minutes=${1:-10}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(topology scenario units calibration bench nccl_compare report_timings)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(topology scenario units calibration bench nccl_compare report_timings nccl_tests)
 cxx=${CXX:-clang++-14}
 timeout_s=${FUZZ_TIMEOUT:-5}
 jobs=${FUZZ_JOBS:-1}

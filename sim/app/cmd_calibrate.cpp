@@ -1,5 +1,7 @@
 // `plansim calibrate`: fits calibration profiles (README "Calibration profiles").
-//   plansim calibrate BENCH.json... [-o PROFILE.yaml]      microbenchmark fits (plansim-hw bench JSON)
+//   plansim calibrate BENCH.json|NCCL-TESTS.log... [-o PROFILE.yaml]   microbenchmark fits (plansim-hw bench
+//       JSON; nccl-tests stdout or -J JSON, io/nccl_tests_reader.hpp), with the collective fits' residuals
+//       per size and leave-one-out errors.
 //   plansim calibrate --runs RUNS.yaml --fit KEY[=LO:HI[:START]]... [--keep KEY=VALUE]... [-o PROFILE.yaml]
 //       compute keys fitted to published end-to-end runs, with each run's residual and leave-one-out error.
 #include <spdlog/spdlog.h>
@@ -8,11 +10,13 @@
 
 #include "sim/app/command.hpp"
 #include "sim/calib/calibrate.hpp"
+#include "sim/calib/collective_residuals.hpp"
 #include "sim/calib/nccl_fit.hpp"
 #include "sim/calib/run_fit.hpp"
 #include "sim/calib/run_predict.hpp"
 #include "sim/calib/run_report.hpp"
 #include "sim/io/bench_reader.hpp"
+#include "sim/io/nccl_tests_reader.hpp"
 #include "sim/io/profile_yaml.hpp"
 #include "sim/io/runs_yaml.hpp"
 #include "sim/io/topology_loader.hpp"
@@ -131,7 +135,8 @@ int run_nccl_fit(const Args& a, const calib::Measurements& m) {
 Command add_calibrate_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("calibrate", "fit a calibration profile to measurements");
-  sub->add_option("measured", args->inputs, "bench JSON files (plansim-hw bench ... --json FILE)");
+  sub->add_option("measured", args->inputs,
+                  "bench JSON files (plansim-hw bench ... --json FILE) and nccl-tests logs (stdout, or -J JSON)");
   sub->add_option("-o,--output", args->output, "profile YAML to write ('-' = stdout)")->capture_default_str();
   sub->add_option("--runs", args->runs, "published end-to-end runs (README \"Calibration profiles\")");
   sub->add_option("--fit", args->fit, "compute key to fit, KEY[=LO:HI[:START]] (repeatable; with --runs)");
@@ -159,14 +164,20 @@ Command add_calibrate_command(CLI::App& app) {
             }
             if (args->inputs.empty())
               throw ConfigError(SourcePos{"plansim calibrate", 0, 0},
-                                "give bench JSON files, or --runs RUNS.yaml with --fit KEY");
+                                "give bench JSON files or nccl-tests logs, or --runs RUNS.yaml with --fit KEY");
             calib::Measurements m;
-            for (const auto& path : args->inputs) io::read_bench_file(path, m);
+            for (const auto& path : args->inputs) {
+              if (io::looks_like_nccl_tests_file(path)) io::read_nccl_tests_file(path, m);
+              else io::read_bench_file(path, m);
+            }
             if (!args->topology.empty()) return run_nccl_fit(*args, m);
             const calib::Profile profile = calib::calibrate(m);
+            const std::string residuals = calib::format_collective_residuals(m, profile);
             spdlog::info("calibrate: {} collective fit(s), {} GEMM fit(s), {} HBM fit(s) from {} file(s)",
                          profile.collectives.size(), profile.gemms.size(), profile.hbm.size(), m.sources.size());
             write_output(args->output, calib::profile_yaml(profile, args->applies_to));
+            if (args->output == "-") std::fputs(residuals.c_str(), stderr);  // stdout holds the profile
+            else write_output("-", residuals);
             return kExitOk;
           }};
 }

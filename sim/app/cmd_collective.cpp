@@ -1,6 +1,7 @@
 // `plansim collective`: nccl-tests on the simulator. Same flags (-b/-e/-f with K/M/G = powers of 1024),
 // same columns (size, count, type, redop, root, time, algbw, busbw) plus the algorithm and protocol
-// chosen per size; --compare runs a published table (validate/nccl/*.yaml) and prints the errors.
+// chosen per size; --compare runs a published table (validate/nccl/*.yaml) or an nccl-tests log (text or -J
+// JSON; app/collective_log_compare.hpp) and prints the errors.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "sim/app/cli_numbers.hpp"
+#include "sim/app/collective_log_compare.hpp"
 #include "sim/app/command.hpp"
 #include "sim/coll/collective_runner.hpp"
 #include "sim/coll/measure.hpp"
@@ -15,9 +17,11 @@
 #include "sim/core/error.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/io/checked_number.hpp"
+#include "sim/io/collective_calibration.hpp"
 #include "sim/io/error_bands.hpp"
 #include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_compare.hpp"
+#include "sim/io/nccl_tests_reader.hpp"
 #include "sim/io/topology_loader.hpp"
 
 namespace plansim::app {
@@ -88,8 +92,9 @@ bool reduces(CollOp op) {
   return op == CollOp::all_reduce || op == CollOp::reduce || op == CollOp::reduce_scatter;
 }
 
-NcclModelParams model_for(const std::string& calibration) {
-  return calibration.empty() ? NcclModelParams{} : io::load_nccl_calibration(calibration);
+// The shipped profile for the topology's GPU, the topology's `calibration:`, then --calibration.
+NcclModelParams model_for(const std::filesystem::path& topology, const Topology& topo, const std::string& calibration) {
+  return io::collective_calibration(topology, topo.gpu_spec().model, calibration).params;
 }
 
 int run_sweep(const CollOptions& o) {
@@ -107,7 +112,7 @@ int run_sweep(const CollOptions& o) {
                       fmt::format("{} GPUs asked, but topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
   if (op == CollOp::send_recv && gpus < 2)
     throw ConfigError(SourcePos{"--gpus", 0, 0}, "send_recv needs at least 2 GPUs (from GPU 0 to GPU gpus-1)");
-  const NcclModelParams m = model_for(o.calibration);
+  const NcclModelParams m = model_for(o.topology, topo, o.calibration);
   const int n = op == CollOp::send_recv ? 2 : gpus;
   std::string text = fmt::format("# plansim collective: {} on {} GPU{} of {} (predicted; nccl-tests columns)\n", to_string(op),
                                  n, n == 1 ? "" : "s", topo.name());
@@ -154,7 +159,8 @@ int run_compare(const CollOptions& o) {
         throw ConfigError(row.pos, fmt::format("a row of {} GPUs, but table '{}' runs on topology '{}' of {} GPUs{}",
                                                row.gpus, t.name, topo.name(), topo.num_gpus(),
                                                op == CollOp::send_recv ? " (send_recv needs 2 or more)" : ""));
-    const NcclModelParams m = t.calibration ? io::load_nccl_calibration(*t.calibration) : model_for(o.calibration);
+    const NcclModelParams m =
+        t.calibration ? io::load_nccl_calibration(*t.calibration) : model_for(t.topology, topo, o.calibration);
     text += fmt::format("== {} ({} on {}{}; algo {}, proto {}{})\n", t.name, to_string(op), topo.name(),
                         t.nodes ? fmt::format(", {} nodes", *t.nodes) : "", t.algo, t.proto,
                         t.calibration ? ", calibration " + t.calibration->filename().string() : "");
@@ -201,8 +207,8 @@ Command add_collective_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("collective", "nccl-tests on the simulator: time/algbw/busbw of a collective by size");
   sub->add_option("--topology", o->topology, "topology YAML (see topologies/)");
   sub->add_option("--nodes", o->nodes, "override the number of servers")->check(count_in(1, limits::kMaxServers));
-  sub->add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv");
-  sub->add_option("--gpus", o->gpus, "group size: the first N GPUs of the topology, host-major (default: all)")
+  CLI::Option* op_option = sub->add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv");
+  CLI::Option* gpus_option = sub->add_option("--gpus", o->gpus, "group size: the first N GPUs of the topology, host-major (default: all)")
       ->check(count_in(1, limits::kMaxGpus));
   sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, halving_doubling, hierarchical, chain, direct, send_recv");
   sub->add_option("--proto", o->proto, "auto, LL, LL128, Simple");
@@ -211,10 +217,27 @@ Command add_collective_command(CLI::App& app) {
   sub->add_option("-f,--stepfactor", o->factor, "size multiplication factor between rows (> 1)")
       ->check(number_in({1, 1e6, true}));
   sub->add_option("--dtype,-d", o->dtype, "element type for the count column (float, half, bfloat16, double, int8, ...)");
-  sub->add_option("--calibration", o->calibration, "NCCL model calibration profile (validate/calibration/*.yaml)");
+  sub->add_option("--calibration", o->calibration,
+                  "NCCL model calibration profile (validate/calibration/*.yaml), layered on the topology's; 'none': defaults");
   sub->add_option("--json", o->json, "also write the rows as JSON to FILE ('-' = stdout, replacing the table)");
-  sub->add_option("--compare", o->compare, "run a published nccl-tests table (validate/nccl/*.yaml) and print errors");
-  return {sub, [o] { return o->compare.empty() ? run_sweep(*o) : run_compare(*o); }};
+  sub->add_option("--compare", o->compare,
+                  "compare with measurements: a published table (validate/nccl/*.yaml), an nccl-tests log (stdout "
+                  "as printed, or its -J JSON) or plansim-hw bench nccl JSON");
+  return {sub, [o, op_option, gpus_option] {
+            if (o->compare.empty()) return run_sweep(*o);
+            if (!io::looks_like_nccl_tests_file(o->compare) && !io::looks_like_bench_file(o->compare))
+              return run_compare(*o);
+            LogCompareOptions l;
+            l.log = o->compare;
+            l.topology = o->topology;
+            l.nodes = o->nodes;
+            l.gpus = gpus_option->count() > 0 ? o->gpus : 0;
+            l.op = op_option->count() > 0 ? o->op : "";
+            l.algo = o->algo;
+            l.proto = o->proto;
+            l.calibration = o->calibration;
+            return run_log_compare(l);
+          }};
 }
 
 }  // namespace plansim::app

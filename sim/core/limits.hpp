@@ -41,6 +41,9 @@ inline constexpr int64_t kMaxTop = 1'000'000;           // search --top, --max-p
 // per value, so these keep any input within ~1 s and ~100 MB (a report of per-op timings of a 16-rank
 // plan, the largest input plansim reads, is ~0.5 MB and ~50,000 values).
 inline constexpr int64_t kMaxInputFileBytes = 2 * 1024 * 1024;
+// nccl-tests logs (io/nccl_tests_reader.hpp) are read line by line, not as a YAML tree: a multi-node log
+// with NCCL_DEBUG=INFO runs to tens of MB.
+inline constexpr int64_t kMaxLogFileBytes = 64 * 1024 * 1024;
 inline constexpr int64_t kMaxYamlValues = 100'000;            // scalars, lists and mappings in one file
 inline constexpr int64_t kMaxYamlExpandedValues = 1'000'000;  // the same with every alias expanded
 

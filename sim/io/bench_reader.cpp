@@ -2,19 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/nccl_tests_ops.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace plansim::io {
 namespace {
-
-// nccl-tests' bus bandwidth factors (all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n;
-// broadcast, reduce, send_recv 1), recomputed here rather than trusted from the file.
-double busbw_factor(const std::string& op, int nranks) {
-  const double n = nranks;
-  if (op == "all_reduce") return 2.0 * (n - 1.0) / n;
-  if (op == "all_gather" || op == "reduce_scatter" || op == "all_to_all") return (n - 1.0) / n;
-  return 1.0;
-}
 
 void check_row_correct(MapReader& r, const YAML::Node& row) {
   if (r.optional<long long>("wrong", 0) != 0)
@@ -29,13 +21,12 @@ void read_rows(const YamlFile& file, const std::string& bench, const std::string
     check_row_correct(r, row);
     if (bench == "nccl") {
       calib::CollectiveSample s;
-      s.op = r.choice("op", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all",
-                             "send_recv"});
+      s.op = r.choice("op", nccl_tests_ops());
       s.algorithm = algorithm;
       s.nranks = r.positive_int("nranks", limits::kMaxGpus);
       s.size_bytes = r.positive_double("size_bytes");
       s.time_s = r.positive_double("time_s");
-      s.busbw_factor = busbw_factor(s.op, s.nranks);
+      s.busbw_factor = nccl_tests_busbw_factor(s.op, s.nranks);  // recomputed, not trusted from the file
       if (s.busbw_factor <= 0) r.fail(row, fmt::format("{} over one rank moves nothing; it cannot be fitted", s.op));
       s.pos = file.pos(row);
       r.allow({"count", "dtype", "redop", "root", "placement", "algbw_Bps", "busbw_Bps", "busbw_factor"});

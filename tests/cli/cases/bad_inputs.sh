@@ -13,6 +13,8 @@ for f in "$bad"/calibration/*; do expect_bad "$plansim" collective --topology "$
 for f in "$bad"/bench/*; do expect_bad "$plansim" calibrate "$f"; done
 for f in "$bad"/report_timings/*; do expect_bad "$plansim" validate --sim "$f" --measured "$src/tests/data/validate/sim.json"; done
 for f in "$bad"/nccl_compare/*; do expect_bad "$plansim" collective --compare "$f"; done
+for f in "$bad"/nccl_tests/*; do expect_bad "$plansim" calibrate "$f"; done
+for f in "$bad"/nccl_tests/*; do [ "${f##*/}" = wrong_allreduce.log ] || expect_bad "$plansim" collective --compare "$f" --topology "$h100"; done
 # The scenario files whose problem is in the file itself also fail a sweep (not a table of invalid points).
 for f in duplicate_key multi_document layerz scalar_document nonscalar_key empty optimizer_bytes_nan; do
   expect_bad "$plansim" sweep "$bad/scenario/$f.yaml" --vary training.micro_batch=1,2 -j 1

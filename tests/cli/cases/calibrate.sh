@@ -60,3 +60,17 @@ expect_stderr 'bounds must read LO:HI' "$plansim" calibrate --runs "$rt/runs.yam
 expect_stderr "unknown key" "$plansim" calibrate --runs "$rt/runs.yaml" --fit no_such_key=0.1:1
 expect_stderr 'calibration profile .* does not exist' "$plansim" run "$src/scenarios/seed-small-batch.yaml" --calibration /no/such.yaml
 expect_exit 2 "$plansim" run "$src/scenarios/seed-small-batch.yaml" --calibration /no/such.yaml
+
+# nccl-tests logs (stdout and -J JSON) are measurements too: the profile on stdout, the fit's residual and
+# leave-one-out error per size beside it (stderr when the profile goes to stdout).
+n="$src/tests/data/nccl_tests"
+expect_stdout '^    - op: all_reduce' "$plansim" calibrate "$n/single_node_allreduce.log"
+expect_stdout '^    - op: reduce_scatter' "$plansim" calibrate "$n/reduce_scatter.json" "$n/single_node_allreduce.log"
+expect_stdout '^plansim_profile: 1' "$plansim" calibrate "$n/srun_2node_allreduce.log"
+expect_stderr 'mean \|residual\| .* mean \|leave-one-out\|' "$plansim" calibrate "$n/single_node_allreduce.log"
+expect_stdout 'leave-one-out' "$plansim" calibrate "$n/old_v2_allreduce.log" -o "$tmp/nccl_profile.yaml"
+expect_exit 2 "$plansim" calibrate "$n/wrong_allreduce.log"
+expect_stderr 'wrong_allreduce\.log:20:6: this row failed nccl-tests. correctness check \(#wrong = 1024\)' \
+  "$plansim" calibrate "$n/wrong_allreduce.log"
+expect_stderr 'garbage_allreduce\.log:23:63: algbw must be a number' "$plansim" calibrate "$n/garbage_allreduce.log"
+expect_stderr 'failed_allreduce\.log:3: this run has no result rows' "$plansim" calibrate "$n/failed_allreduce.log"

@@ -32,3 +32,36 @@ expect_exit 2 "$plansim" collective --topology "$t" --calibration "$src/tests/da
 expect_stderr "bad_calibration.yaml:2:3: .*nvlink" "$plansim" collective --topology "$t" --calibration "$src/tests/data/coll/bad_calibration.yaml"
 # --compare prints predicted vs published and the mean errors.
 expect_stdout '^overall mean \|error\|' "$plansim" collective --compare "$src/validate/nccl/stas00_mlengineering.yaml"
+# --compare also reads nccl-tests logs as printed (stdout, mpirun/srun logs) and their -J JSON; the system is
+# --topology, the node count the log's unless --nodes; errors per size and per size band.
+n="$src/tests/data/nccl_tests"
+h100="$src/topologies/dgx-h100.yaml"
+expect_exit 0 "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100"
+expect_stdout '^== .*single_node_allreduce\.log:3 all_reduce .*8 ranks on 1 node \(dgx-h100-01\)' \
+  "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100"
+expect_stdout '^  1-64 MiB +6 ' "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100"
+expect_stdout '^  >= 64 MiB +5 ' "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100"
+expect_stdout 'predicted on dgx-h100 \(2 nodes\), algo ring' \
+  "$plansim" collective --compare "$n/mpirun_2node_allgather.log" --topology "$h100"
+expect_stdout 'reduce_scatter \(its args\[0\]\)' "$plansim" collective --compare "$n/reduce_scatter.json" \
+  --topology "$src/topologies/hgx-h200.yaml"
+expect_stdout 'excluded: #wrong = 1024' "$plansim" collective --compare "$n/wrong_allreduce.log" --topology "$h100"
+expect_stdout 'all_to_all \(--op\)' "$plansim" collective --compare "$n/mpirun_2node_allgather.log" --topology "$h100" \
+  --op alltoall
+expect_stdout 'calibration none \(model defaults\)' "$plansim" collective --compare "$n/single_node_allreduce.log" \
+  --topology "$h100" --calibration none
+expect_exit 2 "$plansim" collective --compare "$n/single_node_allreduce.log"
+expect_stderr '^--topology: give --topology FILE .* all_reduce on 8 ranks over 1 node\(s\) \(dgx-h100-01\) of NVIDIA H100' \
+  "$plansim" collective --compare "$n/single_node_allreduce.log"
+expect_stderr 'the log ran 16 ranks, but topology .dgx-h100. with 1 node\(s\) has 8 GPUs: give --nodes' \
+  "$plansim" collective --compare "$n/mpirun_2node_allgather.log" --topology "$h100" --nodes 1
+expect_stderr 'truncated_allreduce\.log:35: a result row of 6 values' \
+  "$plansim" collective --compare "$n/truncated_allreduce.log" --topology "$h100"
+expect_exit 2 "$plansim" collective --compare "$n/garbage_allreduce.log" --topology "$h100"
+expect_stderr '^--gpus: 4 GPUs given, but the run at .*lists 8 ranks' \
+  "$plansim" collective --compare "$n/single_node_allreduce.log" --topology "$h100" --gpus 4
+# ... and plansim-hw bench nccl JSON, one run per (op, algorithm, ranks).
+expect_stdout '^== .*synthetic_all_reduce\.json:12:3 all_reduce \(its rows. op\): 8 ranks on 1 node, Synthetic GPU' \
+  "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100"
+expect_stderr '^--op: a plansim-hw bench file names its op and ranks' \
+  "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100" --op all_reduce
