@@ -68,6 +68,12 @@ class CollectiveRunner {
   // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
   [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
                                 const std::function<bool(LinkId, LinkId)>& pair) const;
+  // The call `a` with each flow's links replaced by what `remap(links, out)` writes into `out`
+  // (same phases, wire bytes, latencies and reductions): a new prepared call, or an invalid one
+  // if remap returned false for some flow. Network planes use it to drop a spanning flow's
+  // duplicate constraints (plan/replica_planes.hpp).
+  [[nodiscard]] PreparedCall remap(PreparedCall a,
+                                   const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap);
   // What a prepared call runs: the algorithm `auto` chose, and the protocol.
   [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
   [[nodiscard]] const std::string& protocol(PreparedCall call) const;
