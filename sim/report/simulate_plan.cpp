@@ -22,6 +22,7 @@
 #include "sim/core/assert.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/plan/plan_compiler.hpp"
+#include "sim/plan/rank_mapping.hpp"
 #include "sim/plan/replica_planes.hpp"
 #include "sim/plan/runner_comm.hpp"
 #include "sim/plan/symmetry.hpp"
@@ -106,25 +107,33 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   std::string how, planes_note;
   Execution e;
   bool done = false;
-  std::string folding = "off", planes = "off", dp_folding = "off", dp_why;
-  if (options.symmetry && options.fold_dp && s.parallel.dp > 1) run.plan = compile_plan(s, CompileOptions{.fold_dp = true});
-  if (run.plan.fold > 1) {
+  std::string folding = "off", planes = "off", dp_folding = "off", dp_why, tp_abandoned;
+  // DP folding first where it folds more ranks than TP folding would (more DP replicas than TP
+  // siblings), else only where TP folding is abandoned.
+  const bool try_dp = options.symmetry && options.fold_dp && s.parallel.dp > 1;
+  const int dp_replicas = try_dp ? RankMapping(s.parallel).size(Dim::dp) : 1;
+  auto fold_dp = [&] {
+    run.plan = compile_plan(s, CompileOptions{.fold_dp = true});
+    if (run.plan.fold <= 1) return;
     const bool memo = s.parallel.tp > 1 && tp_links_private(run.plan, topo);
     try {
       e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, memo, true);
       done = true;
       dp_folding = "exact";
+      const std::string tp_why = how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
       how = fmt::format("DP folded (exact: the {} DP replicas' copies of every transfer inside a replica are the same "
                         "calls on disjoint links of equal bandwidth, renamed ({} distinct calls checked), and the {} "
                         "distinct DP collectives spanning them load every replica's links alike, so every replica "
                         "lands with replica 0; only its transfers and the DP collectives ran on the flow network): "
                         "{} of {} ranks executed",
                         run.plan.fold, e.checked, e.projected, run.plan.programs.size(), run.plan.world);
+      how += tp_why;
     } catch (const PlaneMismatch& m) {
       dp_folding = "abandoned";
       dp_why = m.what();
     }
-  }
+  };
+  if (try_dp && (dp_replicas > s.parallel.tp)) fold_dp();
   if (!done && options.symmetry && s.parallel.tp > 1) {
     run.plan = compile_plan(s, CompileOptions{true});
     const bool memo = tp_links_private(run.plan, topo);
@@ -145,6 +154,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         planes = "shared";
       } catch (const FoldDivergence& d) {
         folding = "abandoned";
+        tp_abandoned = d.what();
         how = fmt::format("{}, so every rank was executed ({} ranks)", d.what(), s.parallel.world());
       }
     }
@@ -160,13 +170,14 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
                               run.plan.fold, run.plan.programs.size(), run.plan.world, planes_note);
     }
   }
+  if (!done && try_dp && dp_replicas <= s.parallel.tp) fold_dp();
   if (!done) {
     run.plan = compile_plan(s, CompileOptions{false});
     e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && tp_links_private(run.plan, topo), false);
     if (how.empty()) how = fmt::format("every rank executed ({} ranks)", run.plan.world);
     planes = "off";
   }
-  if (!dp_why.empty()) how = fmt::format("DP folding abandoned ({}); {}", dp_why, how);
+  if (!dp_why.empty()) how = fmt::format("{}; DP folding abandoned ({})", how, dp_why);
   run.exec = std::move(e.exec);
   run.report = build_report(s, run.plan, run.exec, topo.gpu_spec(), options.op_records);
   run.report.compute = compute.params();
