@@ -271,6 +271,26 @@ Time CollectiveRunner::lower_bound(PreparedCall call) const {
   return total;
 }
 
+PreparedCall CollectiveRunner::remap(PreparedCall a,
+                                     const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap) {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  auto p = std::make_unique<Prepared>(x);
+  // Not findable by prepare(): it answers for no call of its own.
+  p->ranks.clear();
+  p->algorithm_request = "\x01remapped";
+  std::vector<LinkId> links;
+  const auto& phases = x.choice.plan.phases;
+  for (size_t ph = 0; ph < x.flows.size(); ++ph)
+    for (size_t f = 0; f < x.flows[ph].size(); ++f) {
+      if (!remap(phases[ph].flows[f].links, links)) return PreparedCall{};
+      p->flows[ph][f].route = impl_->net->prepare_route(links);
+    }
+  const auto index = static_cast<uint32_t>(impl_->prepared.size());
+  impl_->prepared.push_back(std::move(p));
+  return PreparedCall{index};
+}
+
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
   PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
   return impl_->prepared[call.index]->algorithm;

@@ -77,6 +77,13 @@ class CollectiveRunner {
   // are rounded to the nearest, never ends before it. Equal to the call's time alone when no link
   // of a phase is shared by flows of different rates or latencies (a ring's channels, a send/recv).
   [[nodiscard]] Time lower_bound(PreparedCall call) const;
+
+  // The call `a` with each flow's links replaced by what `remap(links, out)` writes into `out`
+  // (same phases, wire bytes, latencies and reductions): a new prepared call, or an invalid one
+  // if remap returned false for some flow. Network planes use it to drop a spanning flow's
+  // duplicate constraints (plan/replica_planes.hpp).
+  [[nodiscard]] PreparedCall remap(PreparedCall a,
+                                   const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap);
   // What a prepared call runs: the algorithm `auto` chose, and the protocol.
   [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
   [[nodiscard]] const std::string& protocol(PreparedCall call) const;

@@ -77,8 +77,8 @@ struct RunningCompute {
 
 class Engine {
  public:
-  Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& comm, Simulation& sim)
-      : plan_(plan), comm_(comm), sim_(sim) {
+  Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& comm, Simulation& sim, bool replay)
+      : plan_(plan), comm_(comm), sim_(sim), replay_(replay) {
     for (const auto& c : plan.costs) result_.compute_cost.push_back(cm.ops_time(c.kernels));
     slowdown_ = 1 + cm.params().comm_slowdown;
     size_t total = 0;
@@ -177,7 +177,7 @@ class Engine {
         group_base_[g] = static_cast<uint32_t>(rv_.size());
         for (uint32_t q = 0; q < seqs[g]; ++q) add_rendezvous(grp.simulated_members).group = static_cast<uint32_t>(g);
       }
-      const int copies = replicated(grp) ? plan_.fold : 1;
+      const int copies = replicated(grp) && replay_ ? plan_.fold : 1;
       for (int j = 0; j < copies; ++j)
         for (uint32_t m : grp.ranks) group_gpus_[g].push_back(GpuId(m + static_cast<uint32_t>(j * plan_.fold_stride)));
     }
@@ -363,13 +363,19 @@ class Engine {
       comm_begin(r);
     }
     const bool collective = rv.group != kNoGroup;
-    const int copies = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
+    const int replicas = !collective || replicated(plan_.groups[rv.group]) ? plan_.fold : 1;
+    const int copies = replay_ ? replicas : 1;
     rv.copies_left = copies;
     rv.copies = copies;
     for (int j = 0; j < copies; ++j) {
       ++result_.comm_calls;
       if (collective) {
-        comm_.start(collective_request(rv.group, rv.comm, rv.bytes, j), [this, id] { transfer_done(id); });
+        CommRequest req = collective_request(rv.group, rv.comm, rv.bytes, j);
+        if (!replay_) {
+          req.copies = static_cast<uint32_t>(replicas);
+          req.copy_stride = static_cast<uint32_t>(plan_.fold_stride);
+        }
+        comm_.start(req, [this, id] { transfer_done(id); });
       } else {
         const auto shift = static_cast<uint32_t>(j * plan_.fold_stride);
         const std::array<GpuId, 2> pair{GpuId(rv.src.value + shift), GpuId(rv.dst.value + shift)};
@@ -379,6 +385,10 @@ class Engine {
         req.dim = Dim::pp;
         req.ranks = pair;
         req.replica = static_cast<uint32_t>(j);
+        if (!replay_) {
+          req.copies = static_cast<uint32_t>(replicas);
+          req.copy_stride = static_cast<uint32_t>(plan_.fold_stride);
+        }
         comm_.start(req, [this, id] { transfer_done(id); });
       }
     }
@@ -422,6 +432,7 @@ class Engine {
   const CompiledPlan& plan_;
   CommService& comm_;
   Simulation& sim_;
+  bool replay_ = true;              // issue every replica's copy (else replica 0, see CommRequest::copies)
   double slowdown_ = 1;             // compute time factor while a transfer of the rank is in flight
   std::vector<std::vector<RunningCompute>> running_;  // per rank: its compute ops in progress
   std::vector<uint32_t> first_op_;  // per rank: its first op's global index; then the total
@@ -439,8 +450,9 @@ class Engine {
 
 }  // namespace
 
-ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim) {
-  return Engine(plan, compute, comm, sim).run();
+ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim,
+                        bool replay) {
+  return Engine(plan, compute, comm, sim, replay).run();
 }
 
 }  // namespace plansim

@@ -27,9 +27,15 @@ struct CommRequest {
   // The CompiledPlan::groups entry whose members (shifted by replica·fold_stride) `ranks` are:
   // requests with equal (group, replica) have equal ranks; kNoGroup for send/recv.
   uint32_t group = kNoGroup;
-  // Which TP-folding replica a transfer is (CompiledPlan::fold): 0 for the executed ranks' own
-  // transfers, j for the copy replayed for their j-th TP siblings (ranks shifted by j·fold_stride).
+  // Which folding replica a transfer is (CompiledPlan::fold): 0 for the executed ranks' own
+  // transfers, j for the copy replayed for their j-th replicas (ranks shifted by j·fold_stride).
   uint32_t replica = 0;
+  // Without replay (execute(..., replay = false)): how many replicas this transfer stands for,
+  // itself included (ranks shifted by j·copy_stride, j < copies). Only replica 0 is issued; the
+  // service must make the others land with it or throw. 1: the transfer has no copies (its group
+  // spans the folded dimension, or the plan is not folded).
+  uint32_t copies = 1;
+  uint32_t copy_stride = 0;
 };
 
 class CommService {
@@ -52,14 +58,18 @@ struct ExecutionResult {
   uint64_t comm_calls = 0;
 };
 
-// Thrown by execute() on a TP-folded plan (CompiledPlan::fold > 1) when the copies of one transfer
-// replayed for the TP siblings do not all land at the same instant: the siblings would not stay in
+// Thrown by execute() on a folded plan (CompiledPlan::fold > 1) when the copies of one transfer
+// replayed for the replicas do not all land at the same instant: the replicas would not stay in
 // lockstep, so the folded run would differ from the unfolded one. Until then the two are the same
 // run (same flows on the network at the same times), so a folded run that completes is exact.
 struct FoldDivergence : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim);
+// `replay`: issue every folding replica's copy of a replicated transfer (the members complete when
+// the last lands; copies landing apart throw FoldDivergence). Without it only replica 0 is issued,
+// with CommRequest::copies saying how many it stands for (network planes, see replica_planes.hpp).
+ExecutionResult execute(const CompiledPlan& plan, const ComputeModel& compute, CommService& comm, Simulation& sim,
+                        bool replay = true);
 
 }  // namespace plansim

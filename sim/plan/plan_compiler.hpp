@@ -23,6 +23,11 @@ struct CompileOptions {
   // Emit programs only for TP rank 0 of each TP group (TP siblings run identical programs); see
   // CompiledPlan::fold. For the simulator at scale; the hw back end needs every program.
   bool fold_tp = false;
+  // Emit programs only for DP replica 0 (ranks whose "dp" coordinate is 0; with EP that is the
+  // expert-DP coordinate, dp/ep): DP replicas run identical programs (see CompiledPlan::fold_dim).
+  // Exclusive with fold_tp.
+  bool fold_dp = false;
+
   // Emit programs only for the first data-parallel replica (DP and EP coordinates 0): collectives
   // across replicas keep every member in their group but have one simulated member. Not runnable
   // (nothing executes the other members); for the lower bound (report/plan_bound.hpp), which may

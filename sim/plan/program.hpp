@@ -71,11 +71,14 @@ struct CompiledPlan {
   std::vector<Program> programs;  // rank order; rank r runs on GPU r
   std::vector<int32_t> program_of_rank;  // index into programs, -1 for a folded rank
   std::vector<StageHolding> held;  // per stage: the activations its schedule order keeps (sched/holding.hpp)
-  // TP folding (CompileOptions::fold_tp): only ranks with TP coordinate 0 have programs; rank
-  // r + j·fold_stride (j < fold) runs the same program as r. A back end replays every non-TP
-  // transfer of r for each such sibling; TP collectives already name all members.
+  // Folding (CompileOptions::fold_tp / fold_dp): only ranks whose `fold_dim` coordinate is 0 have
+  // programs; rank r + j·fold_stride (j < fold) runs the same program as r. A back end replays every
+  // transfer of r whose group does not span that dimension (Group::simulated_members equal to its
+  // size; send/recv always) for each such replica; the others (TP collectives when TP is folded, DP
+  // collectives when DP is) already name all members.
   int fold = 1;
   int fold_stride = 0;
+  Dim fold_dim = Dim::tp;
 };
 
 }  // namespace plansim

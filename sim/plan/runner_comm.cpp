@@ -1,7 +1,6 @@
 #include "sim/plan/runner_comm.hpp"
 
 #include "sim/core/assert.hpp"
-#include "sim/core/free_slots.hpp"
 
 namespace plansim {
 
@@ -47,42 +46,44 @@ RunnerComm::Known* RunnerComm::find_or_prepare(const CommRequest& r, Known& scra
 void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
   Known scratch{};
   Known* k = find_or_prepare(r, scratch);
-  if (planes_ == nullptr) {
-    runner_.start(k->call, std::move(on_done));
-    return;
-  }
-  start_planes(r, *k, std::move(on_done));
+  if (planes_ != nullptr && !k->planned) plan_planes(r, *k);
+  runner_.start(k->call, std::move(on_done));
 }
 
-void RunnerComm::start_planes(const CommRequest& r, Known& k, std::function<void()> on_done) {
-  if (r.replica == 0) {
-    const uint32_t l = take_free_slot(free_landings_, [this] {
-      landings_.emplace_back();
-      return static_cast<uint32_t>(landings_.size() - 1);
+void RunnerComm::check_ahead(const CommRequest& r) {
+  if (planes_ == nullptr) return;
+  Known scratch{};
+  Known* k = find_or_prepare(r, scratch);
+  if (!k->planned) plan_planes(r, *k);
+}
+
+// Once per distinct call: a replicated call's copies are checked to be it on renamed links; a
+// spanning call is replaced by its projection onto replica 0's plane and the links outside planes.
+void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
+  PLANSIM_ASSERT(r.replica == 0, "replica planes: only replica 0 is issued");
+  if (r.copies <= 1) {
+    const PreparedCall p = runner_.remap(k.call, [this](std::span<const LinkId> links, std::vector<LinkId>& kept) {
+      return planes_->project(links, kept);
     });
-    landings_[l].callbacks.push_back(std::move(on_done));
-    current_landing_ = l;
-    current_call_ = k.call;
-    runner_.start(k.call, [this, l] { land(l); });
-    return;
+    if (!p.valid()) throw PlaneMismatch(planes_->why());
+    k.call = p;
+    ++projected_;
+  } else {
+    PLANSIM_ASSERT(static_cast<int>(r.copies) == planes_->replicas(), "replica planes: copies differ from the planes");
+    for (uint32_t j = 1; j < r.copies; ++j) {
+      shifted_.clear();
+      for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
+      CommRequest copy = r;
+      copy.ranks = shifted_;
+      copy.replica = j;
+      const PreparedCall c = prepare(copy);  // not kept in by_group_: `k` lives there
+      if (!runner_.same_shape(k.call, c, [&](LinkId a, LinkId b) { return planes_->pair(static_cast<int>(j), a, b); }))
+        throw PlaneMismatch(planes_->why().empty() ? "a replica's copy of a transfer runs another algorithm or moves other bytes"
+                                                   : planes_->why());
+    }
+    ++checked_;
   }
-  PLANSIM_ASSERT(current_landing_ != ~0U, "replica planes: a replica issued before its replica 0");
-  if (k.checked_with != current_call_.index) {
-    const int j = static_cast<int>(r.replica);
-    if (!runner_.same_shape(current_call_, k.call, [&](LinkId a, LinkId b) { return planes_->pair(j, a, b); }))
-      throw PlaneMismatch(planes_->why().empty()
-                              ? "a TP sibling's copy of a transfer runs another algorithm or moves other bytes"
-                              : planes_->why());
-    k.checked_with = current_call_.index;
-  }
-  landings_[current_landing_].callbacks.push_back(std::move(on_done));
-}
-
-void RunnerComm::land(uint32_t l) {
-  std::vector<std::function<void()>> callbacks = std::move(landings_[l].callbacks);
-  landings_[l].callbacks.clear();
-  free_landings_.push_back(l);
-  for (auto& cb : callbacks) cb();
+  k.planned = true;
 }
 
 }  // namespace plansim

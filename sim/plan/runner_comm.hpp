@@ -8,10 +8,12 @@
 // cheaply: (group, replica, op, bytes) for a collective of a plan group, (sender, receiver, bytes)
 // for send/recv; requests naming no group are looked up by the runner from their ranks.
 //
-// With ReplicaPlanes (TP folding's network planes, plan/replica_planes.hpp), only replica 0 of a
-// transfer runs on the network; replicas 1.. (which the executor issues right after it) are checked
-// once per distinct call to be replica 0's call on renamed links, and land when replica 0 lands.
-// A check that fails throws PlaneMismatch.
+// With ReplicaPlanes (network planes of a folded plan, plan/replica_planes.hpp) the executor
+// issues replica 0 of each replicated transfer only (CommRequest::copies): the first time a
+// distinct call is issued, every replica's call is checked to be replica 0's on renamed links, and
+// then only replica 0's runs (the others land with it). A call that spans the replicas
+// (copies = 1) runs with its images of replica-0 links dropped, once checked to load every plane
+// alike. A check that fails throws PlaneMismatch.
 #include <vector>
 
 #include "sim/coll/collective_runner.hpp"
@@ -24,8 +26,15 @@ class RunnerComm final : public CommService {
  public:
   explicit RunnerComm(CollectiveRunner& runner, ReplicaPlanes* planes = nullptr) : runner_(runner), planes_(planes) {}
   void start(const CommRequest& request, std::function<void()> on_done) override;
+  // Planes: check a replicated request's copies, or project a spanning one, now (as its first
+  // start() would). Checking every replicated call before projecting any spanning one means every
+  // plane is known when they are projected, and a run that cannot be folded stops before it starts.
+  void check_ahead(const CommRequest& request);
   // Distinct calls prepared (each once).
   [[nodiscard]] size_t prepared() const { return prepared_; }
+  // Planes: distinct spanning calls run projected, and distinct replicated calls checked.
+  [[nodiscard]] size_t projected() const { return projected_; }
+  [[nodiscard]] size_t checked() const { return checked_; }
 
  private:
   struct Known {
@@ -33,26 +42,18 @@ class RunnerComm final : public CommService {
     CommOp op;
     double bytes;
     PreparedCall call;
-    uint32_t checked_with = ~0U;  // planes: the replica-0 call this one was checked against
-  };
-  // Replica 0 of the transfer being issued, and the callbacks of every replica that lands with it.
-  struct Landing {
-    std::vector<std::function<void()>> callbacks;
+    bool planned = false;  // planes: checked against its copies, or projected (then `call` is the projection)
   };
   PreparedCall prepare(const CommRequest& r);
   Known* find_or_prepare(const CommRequest& r, Known& scratch);
-  void start_planes(const CommRequest& r, Known& k, std::function<void()> on_done);
-  void land(uint32_t landing);
+  void plan_planes(const CommRequest& r, Known& k);
 
   CollectiveRunner& runner_;
   ReplicaPlanes* planes_;
-  std::vector<Landing> landings_;
-  std::vector<uint32_t> free_landings_;
-  uint32_t current_landing_ = ~0U;
-  PreparedCall current_call_;
   std::vector<std::vector<Known>> by_group_;   // by CommRequest::group
   std::vector<std::vector<Known>> by_sender_;  // send/recv, by the sender's GpuId
-  size_t prepared_ = 0;
+  std::vector<GpuId> shifted_;                 // plan_planes(): a copy's ranks
+  size_t prepared_ = 0, projected_ = 0, checked_ = 0;
 };
 
 }  // namespace plansim

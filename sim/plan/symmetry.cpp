@@ -1,15 +1,22 @@
 #include "sim/plan/symmetry.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/coll/collective_runner.hpp"
 #include "sim/net/flow_network.hpp"
+#include "sim/plan/replica_planes.hpp"
 #include "sim/plan/runner_comm.hpp"
 
 namespace plansim {
 
 bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
-  // Which TP group uses each link (-1 none); a link two TP groups use is shared between them.
+  // Replicas of a folded plan: a group whose members all have programs is replayed for each (ranks
+  // shifted by j·fold_stride), the others name every member already; send/recv always is.
+  auto copies = [&](const Group& g) { return g.simulated_members == g.ranks.size() ? plan.fold : 1; };
+  auto shifted = [&](uint32_t r, int j) { return r + static_cast<uint32_t>(j * plan.fold_stride); };
+  // Which TP group (copy) uses each link (-1 none); a link two of them use is shared between them.
   std::vector<int64_t> owner(topo.links().size(), -1);
   std::vector<bool> tp_link(topo.links().size(), false);
   bool any_tp = false;
@@ -17,14 +24,17 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
     const Group& g = plan.groups[gi];
     if (g.dim != Dim::tp || g.ranks.size() < 2) continue;
     any_tp = true;
-    for (uint32_t a : g.ranks)
-      for (uint32_t b : g.ranks)
-        if (a != b)
-          for (LinkId l : topo.route(GpuId(a), GpuId(b))) {
-            if (owner[l.index()] >= 0 && owner[l.index()] != static_cast<int64_t>(gi)) return false;
-            owner[l.index()] = static_cast<int64_t>(gi);
-            tp_link[l.index()] = true;
-          }
+    for (int j = 0; j < copies(g); ++j) {
+      const auto id = static_cast<int64_t>(gi) * plan.fold + j;
+      for (uint32_t a : g.ranks)
+        for (uint32_t b : g.ranks)
+          if (a != b)
+            for (LinkId l : topo.route(GpuId(shifted(a, j)), GpuId(shifted(b, j)))) {
+              if (owner[l.index()] >= 0 && owner[l.index()] != id) return false;
+              owner[l.index()] = id;
+              tp_link[l.index()] = true;
+            }
+    }
   }
   if (!any_tp) return true;
   auto clean = [&](uint32_t a, uint32_t b) {
@@ -32,11 +42,9 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
       if (tp_link[l.index()]) return false;
     return true;
   };
-  const int copies = plan.fold;
-  auto shifted = [&](uint32_t r, int j) { return r + static_cast<uint32_t>(j * plan.fold_stride); };
   for (const Group& g : plan.groups) {
     if (g.dim == Dim::tp || g.ranks.size() < 2) continue;
-    for (int j = 0; j < copies; ++j)
+    for (int j = 0; j < copies(g); ++j)
       for (size_t i = 1; i < g.ranks.size(); ++i) {
         const uint32_t first = shifted(g.ranks[0], j), a = shifted(g.ranks[i - 1], j), b = shifted(g.ranks[i], j),
                        m = shifted(g.ranks[i], j);
@@ -51,7 +59,7 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   for (const uint64_t pair : pairs)
-    for (int j = 0; j < copies; ++j)
+    for (int j = 0; j < plan.fold; ++j)
       if (!clean(shifted(static_cast<uint32_t>(pair >> 32), j), shifted(static_cast<uint32_t>(pair), j))) return false;
   return true;
 }
@@ -78,11 +86,7 @@ int MemoizedTpComm::shape_id(const CommRequest& r) {
   return id;
 }
 
-void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) {
-  if (r.dim != Dim::tp) {
-    inner_.start(r, std::move(on_done));
-    return;
-  }
+Time MemoizedTpComm::time_of(const CommRequest& r) {
   const Key key{static_cast<int>(r.op), r.bytes.value(), shape_id(r)};
   auto it = cache_.find(key);
   if (it == cache_.end()) {
@@ -96,7 +100,30 @@ void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) 
   } else {
     ++hits_;
   }
-  sim_.after(it->second, std::move(on_done));
+  return it->second;
+}
+
+void MemoizedTpComm::start(const CommRequest& r, std::function<void()> on_done) {
+  if (r.dim != Dim::tp) {
+    inner_.start(r, std::move(on_done));
+    return;
+  }
+  const Time t = time_of(r);
+  if (r.copies > 1 && checked_.emplace(r.group, static_cast<int>(r.op), r.bytes.value()).second) {
+    // The replicas' copies (not issued) must take the same time, or they would not land with it.
+    std::vector<GpuId> shifted;
+    for (uint32_t j = 1; j < r.copies; ++j) {
+      shifted.clear();
+      for (GpuId g : r.ranks) shifted.push_back(GpuId(g.value + j * r.copy_stride));
+      CommRequest copy = r;
+      copy.ranks = shifted;
+      copy.replica = j;
+      if (time_of(copy) != t)
+        throw PlaneMismatch(fmt::format("replica {}'s copy of a TP collective takes {:.3f} us, replica 0's {:.3f} us", j,
+                                        time_of(copy).micros(), t.micros()));
+    }
+  }
+  sim_.after(t, std::move(on_done));
 }
 
 }  // namespace plansim

@@ -15,6 +15,7 @@
 //    scratch network with the collective runner and reused. A request that names its plan group
 //    finds its shape by the group's index (computed once per group), so a hit allocates nothing.
 #include <map>
+#include <set>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -42,6 +43,8 @@ class MemoizedTpComm final : public CommService {
   // Group shape: each member's server relative to the first member's, and its index in the server.
   [[nodiscard]] std::vector<int> shape_of(std::span<const GpuId> ranks) const;
   [[nodiscard]] int shape_id(const CommRequest& r);
+  // The memoised time of `r` (run alone on a scratch network the first time its key is seen).
+  Time time_of(const CommRequest& r);
   using Key = std::tuple<int, double, int>;  // (op, bytes, shape id)
   CommService& inner_;
   Simulation& sim_;
@@ -49,6 +52,7 @@ class MemoizedTpComm final : public CommService {
   std::map<std::vector<int>, int> shapes_;  // shape -> id
   std::vector<int> group_shape_;            // by CommRequest::group: shape id, -1 not yet known
   std::map<Key, Time> cache_;
+  std::set<std::tuple<uint32_t, int, double>> checked_;  // (group, op, bytes) whose replicas were checked
   size_t hits_ = 0;
 };
 

@@ -117,12 +117,10 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
   r.mfu = r.model_flops / (T * r.world * peak);
   r.hfu = r.hardware_flops / (T * r.world * peak);
   Time comm_total, comm_hidden;
-  const double simulated = static_cast<double>(plan.programs.size());
   for (size_t k = 0; k < plan.programs.size(); ++k) {
     RankReport rr = rank_report(plan, exec, k);
     comm_total += rr.comm_total;
     comm_hidden += rr.comm_hidden;
-    for (size_t d = 0; d < 5; ++d) r.exposed_comm_s[d] += rr.exposed[d].seconds() / simulated;
     r.ranks.push_back(rr);
   }
   r.overlap_fraction = comm_total > Time::zero() ? comm_hidden / comm_total : 1.0;
@@ -135,6 +133,15 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     PLANSIM_ASSERT(plan.program_of_rank[static_cast<size_t>(e)] >= 0, "a folded rank without an executed sibling");
     r.executed_as[static_cast<size_t>(w)] = static_cast<uint32_t>(e);
   }
+  // Mean exposed communication over the world: every rank's own figure (a folded rank's is its
+  // executed rank's), summed exactly in picoseconds and divided once, so that a folded run's mean is
+  // the unfolded run's to the last bit (README "Shortcuts": reports are byte-identical).
+  std::array<Time, 5> exposed{};
+  for (int w = 0; w < plan.world; ++w) {
+    const RankReport& rr = r.ranks[static_cast<size_t>(plan.program_of_rank[r.executed_as[static_cast<size_t>(w)]])];
+    for (size_t d = 0; d < 5; ++d) exposed[d] += rr.exposed[d];
+  }
+  for (size_t d = 0; d < 5; ++d) r.exposed_comm_s[d] = exposed[d].seconds() / plan.world;
   std::vector<bool> seen(static_cast<size_t>(plan.stages), false);
   r.hbm_capacity = gpu.hbm_capacity;
   const Time window = flush_end(plan, exec);

@@ -114,6 +114,10 @@ struct Report {
     // Folded transfers' copies: "isomorphic" (only TP rank 0's on the network, the others proven to
     // land with them), "shared" (every copy on the network), "off" (no folding).
     std::string tp_planes = "off";
+    // DP folding (only DP replica 0's ranks executed, its transfers on one network plane, the DP
+    // collectives projected onto it): "exact", "abandoned" (dp_abandoned says why), "off".
+    std::string dp_folding = "off";
+    std::string dp_abandoned;
   } symmetry;
   std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;

@@ -115,7 +115,9 @@ std::string report_json(const Report& r) {
   out += ",\n  \"symmetry\": " + nlohmann::ordered_json{{"tp_folding", r.symmetry.tp_folding},
                                                        {"executed_ranks", r.symmetry.executed_ranks},
                                                        {"tp_memo", r.symmetry.tp_memo},
-                                                       {"tp_planes", r.symmetry.tp_planes}}
+                                                       {"tp_planes", r.symmetry.tp_planes},
+                                                       {"dp_folding", r.symmetry.dp_folding},
+                                                       {"dp_abandoned", r.symmetry.dp_abandoned}}
                                       .dump();
   // `ops` can hold millions of entries (every op of every simulated rank): one line each, written
   // directly rather than as a JSON tree (about 5x less time and 10x less memory at 1024 GPUs).

@@ -1,4 +1,8 @@
 // The exact-symmetry policy (plan/symmetry.hpp, plan/replica_planes.hpp), most economical first:
+//  0. DP folded, one network plane: only DP replica 0's ranks executed and its transfers on the
+//     flow network, every replica's copies checked (once per distinct call) to be the same calls on
+//     disjoint, renamed links, and the DP collectives (which span the replicas) checked to load
+//     every replica's plane alike and run with their duplicate constraints dropped;
 //  1. TP folded, one network plane: only TP rank 0's transfers on the flow network, the siblings'
 //     copies checked to be the same calls on disjoint, renamed links (needs the TP memo);
 //  2. TP folded, every sibling's copy on the network, kept while the copies land together;
@@ -18,6 +22,7 @@
 #include "sim/core/assert.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/plan/plan_compiler.hpp"
+#include "sim/plan/rank_mapping.hpp"
 #include "sim/plan/replica_planes.hpp"
 #include "sim/plan/runner_comm.hpp"
 #include "sim/plan/symmetry.hpp"
@@ -29,15 +34,52 @@ struct Execution {
   ExecutionResult exec;
   bool memo = false;
   size_t memo_distinct = 0, memo_reused = 0;
+  size_t checked = 0, projected = 0;  // planes: distinct replicated calls checked, spanning calls projected
 };
 
+// Network planes: every replicated transfer's copies checked before the run (once per distinct
+// call), then every transfer spanning the replicas projected, so that the planes are complete when
+// the first is projected (a link it crossed outside every plane could not join one later) and a
+// plan that cannot be folded is given up before it runs.
+void check_planes_ahead(const CompiledPlan& plan, RunnerComm& comm, bool memo) {
+  std::vector<GpuId> ranks;
+  for (const bool spanning : {false, true})
+    for (const Program& p : plan.programs)
+      for (const ProgramOp& op : p.ops) {
+        CommRequest r;
+        r.op = op.comm;
+        r.bytes = Bytes(op.bytes);
+        if (op.kind == OpKind::collective) {
+          const Group& g = plan.groups[op.group];
+          const bool replicated = g.simulated_members == g.ranks.size();
+          if (replicated == spanning || (memo && g.dim == Dim::tp)) continue;
+          ranks.clear();
+          for (uint32_t m : g.ranks) ranks.push_back(GpuId(m));
+          r.group = op.group;
+          r.dim = g.dim;
+          if (replicated) r.copies = static_cast<uint32_t>(plan.fold);
+        } else if (op.kind == OpKind::send && !spanning) {
+          ranks = {GpuId(p.rank), GpuId(op.peer)};
+          r.op = CommOp::send_recv;
+          r.dim = Dim::pp;
+          r.copies = static_cast<uint32_t>(plan.fold);
+        } else {
+          continue;
+        }
+        r.copy_stride = static_cast<uint32_t>(plan.fold_stride);
+        r.ranks = ranks;
+        comm.check_ahead(r);
+      }
+}
+
 // One run of `plan` on a fresh simulation and flow network; with `memo` (TP links private, see
-// tp_links_private) the TP collectives memoised; with `planes` (needs the memo) only replica 0 of
-// each folded transfer on the network. Throws PlaneMismatch (planes) or FoldDivergence (folded)
-// when that shortcut is not exact.
+// tp_links_private) the TP collectives memoised; with `planes` (a TP-folded plan needs the memo)
+// only replica 0 of each folded transfer issued and on the network. Throws PlaneMismatch (planes)
+// or FoldDivergence (folded) when that shortcut is not exact.
 Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compute, const NcclModelParams* nccl,
                              const Topology& topo, bool memo, bool planes) {
-  PLANSIM_ASSERT(!planes || (memo && plan.fold > 1), "network planes need a folded plan and the TP memo");
+  PLANSIM_ASSERT(!planes || (plan.fold > 1 && (memo || plan.fold_dim != Dim::tp)),
+                 "network planes need a folded plan, and the TP memo when TP is folded");
   Simulation sim;
   FlowNetwork net(sim, topo);
   CollectiveRunner runner(net, nccl ? *nccl : NcclModelParams{});
@@ -47,9 +89,12 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   if (planes) replica_planes.emplace(topo, plan.fold);
   RunnerComm comm(runner, planes ? &*replica_planes : nullptr);
   MemoizedTpComm memo_comm(comm, sim, topo);
-  out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim);
+  if (planes) check_planes_ahead(plan, comm, memo);
+  out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim, !planes);
   out.memo_distinct = memo_comm.misses();
   out.memo_reused = memo_comm.hits();
+  out.checked = comm.checked();
+  out.projected = comm.projected();
   return out;
 }
 
@@ -62,8 +107,34 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   std::string how, planes_note;
   Execution e;
   bool done = false;
-  std::string folding = "off", planes = "off";
-  if (options.symmetry && s.parallel.tp > 1) {
+  std::string folding = "off", planes = "off", dp_folding = "off", dp_why, tp_abandoned;
+  // DP folding first where it folds more ranks than TP folding would (more DP replicas than TP
+  // siblings), else only where TP folding is abandoned.
+  const bool try_dp = options.symmetry && options.fold_dp && s.parallel.dp > 1;
+  const int dp_replicas = try_dp ? RankMapping(s.parallel).size(Dim::dp) : 1;
+  auto fold_dp = [&] {
+    run.plan = compile_plan(s, CompileOptions{.fold_dp = true});
+    if (run.plan.fold <= 1) return;
+    const bool memo = s.parallel.tp > 1 && tp_links_private(run.plan, topo);
+    try {
+      e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, memo, true);
+      done = true;
+      dp_folding = "exact";
+      const std::string tp_why = how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
+      how = fmt::format("DP folded (exact: the {} DP replicas' copies of every transfer inside a replica are the same "
+                        "calls on disjoint links of equal bandwidth, renamed ({} distinct calls checked), and the {} "
+                        "distinct DP collectives spanning them load every replica's links alike, so every replica "
+                        "lands with replica 0; only its transfers and the DP collectives ran on the flow network): "
+                        "{} of {} ranks executed",
+                        run.plan.fold, e.checked, e.projected, run.plan.programs.size(), run.plan.world);
+      how += tp_why;
+    } catch (const PlaneMismatch& m) {
+      dp_folding = "abandoned";
+      dp_why = m.what();
+    }
+  };
+  if (try_dp && (dp_replicas > s.parallel.tp)) fold_dp();
+  if (!done && options.symmetry && s.parallel.tp > 1) {
     run.plan = compile_plan(s, CompileOptions{true});
     const bool memo = tp_links_private(run.plan, topo);
     if (memo) {
@@ -73,7 +144,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         planes = "isomorphic";
       } catch (const PlaneMismatch& m) {
         planes_note = fmt::format("; the siblings' network planes are not isomorphic ({}), so every copy ran on the "
-                                  "network", m.what());
+                                   "network", m.what());
       }
     }
     if (!done) {
@@ -83,6 +154,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         planes = "shared";
       } catch (const FoldDivergence& d) {
         folding = "abandoned";
+        tp_abandoned = d.what();
         how = fmt::format("{}, so every rank was executed ({} ranks)", d.what(), s.parallel.world());
       }
     }
@@ -98,12 +170,14 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
                               run.plan.fold, run.plan.programs.size(), run.plan.world, planes_note);
     }
   }
+  if (!done && try_dp && dp_replicas <= s.parallel.tp) fold_dp();
   if (!done) {
     run.plan = compile_plan(s, CompileOptions{false});
     e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && tp_links_private(run.plan, topo), false);
     if (how.empty()) how = fmt::format("every rank executed ({} ranks)", run.plan.world);
     planes = "off";
   }
+  if (!dp_why.empty()) how = fmt::format("{}; DP folding abandoned ({})", how, dp_why);
   run.exec = std::move(e.exec);
   run.report = build_report(s, run.plan, run.exec, topo.gpu_spec(), options.op_records);
   run.report.compute = compute.params();
@@ -114,7 +188,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
                   : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
                                      : "; TP collectives on the flow network (--no-symmetry)";
   run.report.notes = fmt::format("{}; {} events, {} transfers", how, run.exec.events, run.exec.comm_calls);
-  run.report.symmetry = {folding, run.plan.programs.size(), e.memo, planes};
+  run.report.symmetry = {folding, run.plan.programs.size(), e.memo, planes, dp_folding, dp_why};
   return run;
 }
 

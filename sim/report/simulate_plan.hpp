@@ -23,6 +23,9 @@ struct SimulateOptions {
   bool symmetry = true;
   // Fill Report::ops (the per-op records only the JSON writes; see build_report).
   bool op_records = true;
+  // With `symmetry`: try DP folding first (step 0 of simulate_plan.cpp's policy); off, the TP
+  // shortcuts alone (tests of those).
+  bool fold_dp = true;
 };
 
 PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOptions& options = {});

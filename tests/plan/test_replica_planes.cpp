@@ -52,3 +52,41 @@ TEST_CASE("replica planes: consistent renamings are accepted, contradictions are
     CHECK(p.why().find("not as fast") != std::string::npos);
   }
 }
+
+TEST_CASE("replica planes: a spanning flow is projected only when it loads every plane alike", "[plan][symmetry]") {
+  const Topology t = testing::make_cluster(2, 4);
+  const LinkId g0 = first_link(t, 0, 1), g1 = first_link(t, 1, 0), g2 = first_link(t, 2, 0), g3 = first_link(t, 3, 0);
+  const LinkId nic = first_link(t, 0, 5);  // GPU 0's first link towards the other server: in no plane
+  {
+    ReplicaPlanes p(t, 2);
+    REQUIRE(p.pair(1, g0, g1));
+    std::vector<LinkId> kept;
+    // Crosses replica 0's link and its image once each, and a link outside the planes: the image
+    // (the same constraint as g0 by symmetry) is dropped, the rest kept in order.
+    const std::vector<LinkId> flow{g1, nic, g2, g0};
+    REQUIRE(p.project(flow, kept));
+    CHECK(kept == std::vector<LinkId>{nic, g2, g0});
+    // Once a spanning flow crossed g2 outside every plane, it may not join one.
+    CHECK_FALSE(p.pair(1, g3, g2));
+    CHECK(p.why().find("after a transfer spanning the replicas") != std::string::npos);
+  }
+  {
+    ReplicaPlanes p(t, 2);
+    REQUIRE(p.pair(1, g0, g1));
+    std::vector<LinkId> kept;
+    CHECK_FALSE(p.project(std::vector<LinkId>{g0}, kept));  // loads replica 0's plane, not replica 1's
+    CHECK(p.why().find("0 times") != std::string::npos);
+    CHECK_FALSE(p.project(std::vector<LinkId>{g0, g0, g1}, kept));  // twice against once
+  }
+  {
+    ReplicaPlanes p(t, 3);
+    REQUIRE(p.pair(1, g0, g1));
+    std::vector<LinkId> kept;
+    // Replica 2 has no image of g0 yet: its load on g0's constraint is unknown.
+    CHECK_FALSE(p.project(std::vector<LinkId>{g0, g1}, kept));
+    CHECK(p.why().find("no image") != std::string::npos);
+    REQUIRE(p.pair(2, g0, g3));
+    CHECK(p.project(std::vector<LinkId>{g3, g0, g1}, kept));
+    CHECK(kept == std::vector<LinkId>{g0});
+  }
+}

@@ -125,7 +125,7 @@ TEST_CASE("symmetry shortcuts reproduce the full simulation exactly", "[golden][
                            "llama3-405b-16k-h100"}) {
     const auto it = sets.find(name);
     LoadedScenario s = load_scenario(src + "/scenarios/" + name + ".yaml", it == sets.end() ? std::vector<std::string>{} : it->second);
-    PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true});
+    PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true, true, false});  // TP shortcuts only
     PlanRun full = simulate_plan(s.scenario, s.topology, SimulateOptions{false});
     INFO(name << ": " << fast.report.notes);
     const bool abandoned = std::string(name) == "seed-tp8-nvlink";

@@ -14,7 +14,7 @@ using namespace plansim;
 TEST_CASE("report JSON: every rank listed, folded TP siblings point at their executed rank", "[report]") {
   Scenario s = testing::small_scenario(2, 2, 2, 4);  // 8 ranks, TP 2 innermost
   const Topology topo = testing::make_cluster(2, 4);
-  const PlanRun folded = simulate_plan(s, topo);
+  const PlanRun folded = simulate_plan(s, topo, SimulateOptions{true, true, false});  // TP folding, not DP
   const PlanRun full = simulate_plan(s, topo, SimulateOptions{false});
   REQUIRE(folded.plan.fold == 2);
   const auto j = nlohmann::json::parse(report_json(folded.report));

@@ -29,7 +29,8 @@ expect_exit 2 "$plansim" run "$sc/seed-pipeline-16x4.yaml" --set schedule.kind=d
 expect_stderr "the dualpipe schedule needs an even number of micro-batches, at least 2·pp = 32" \
   "$plansim" run "$sc/seed-pipeline-16x4.yaml" --set schedule.kind=dualpipe
 # TP folding is kept when exact and the notes say so; where the TP siblings' DP rings take different
-# (hashed) routes it is abandoned with the reason; --no-symmetry executes every rank.
+# (hashed) routes it is abandoned with the reason, and DP folding is tried (seed-tp8-nvlink: each DP
+# replica one server, exact); --no-symmetry executes every rank.
 expect_stdout "TP folded \(exact" "$plansim" run "$sc/seed-tp8-ethernet.yaml"
-expect_stdout "TP folding is not exact here: .* so every rank was executed" "$plansim" run "$sc/seed-tp8-nvlink.yaml"
+expect_stdout "DP folded \(exact.*TP folding tried first and abandoned \(TP folding is not exact here" "$plansim" run "$sc/seed-tp8-nvlink.yaml"
 expect_stdout "every rank executed" "$plansim" run "$sc/seed-tp8-ethernet.yaml" --no-symmetry

@@ -5,15 +5,17 @@ expect_stdout '\{"name": "attention_fwd", "class": "gemm", "rank": 0, "start_s":
   "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"name": "dp_all_reduce", "class": "collective"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
 expect_stdout '"name": "send", "class": "p2p"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json -
-# A report validated against itself: every class within 0 %.
+# A report validated against itself: every class within 0 %. DP 2 is folded, so `ops` holds DP replica
+# 0's 4 ranks' ops: 192 sends and receives.
 ops_json="$(mktemp)"
 "$plansim" run "$sc/seed-pipeline-4x16.yaml" --json "$ops_json" >/dev/null
 expect_exit 0 "$plansim" validate --sim "$ops_json" --measured "$ops_json"
-expect_stdout '^p2p +384 +0\.00 +0\.00' "$plansim" validate --sim "$ops_json" --measured "$ops_json"
+expect_stdout '^p2p +192 +0\.00 +0\.00' "$plansim" validate --sim "$ops_json" --measured "$ops_json"
 rm -f "$ops_json"
 # Every rank of the world in `ranks`: TP8 is folded (TP across servers, outermost of the mapping), so
 # rank 63 points at TP rank 0 of its group, rank 7.
 expect_stdout '^    \{"rank":63,"stage":0,"executed_as":7\}$' "$plansim" run "$sc/seed-tp8-ethernet.yaml" --json -
 expect_stdout '^    \{"rank":7,"stage":0,"executed_as":7,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-ethernet.yaml" --json -
-# Where folding is abandoned (ECMP-hashed DP rings), every rank is its own.
-expect_stdout '^    \{"rank":63,"stage":0,"executed_as":63,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -
+# DP folded (8 replicas of one server each): rank 63 shares the figures of DP replica 0's rank 7.
+expect_stdout '^    \{"rank":63,"stage":0,"executed_as":7\}$' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -
+expect_stdout '^    \{"rank":7,"stage":0,"executed_as":7,"compute_busy_s":' "$plansim" run "$sc/seed-tp8-nvlink.yaml" --json -

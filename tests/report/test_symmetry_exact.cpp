@@ -1,0 +1,89 @@
+// Exact symmetry (plan/symmetry.hpp, plan/replica_planes.hpp): every shipped scenario (scaled down
+// where it is large) and the MoE benchmark, simulated with the shortcuts and with --no-symmetry,
+// must give the same JSON report byte for byte -- once what only says how the run went is set
+// aside (`notes`, `symmetry`, `events`, `comm_calls`, the per-op list, which a folded run keeps for
+// its executed ranks only) and every folded rank's entry is filled in from the rank it names.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "sim/io/scenario_loader.hpp"
+#include "sim/report/report.hpp"
+#include "sim/report/simulate_plan.hpp"
+
+using namespace plansim;
+
+namespace {
+
+std::string comparable(const Report& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(report_json(r));
+  for (const char* k : {"notes", "symmetry", "events", "comm_calls", "ops"}) j.erase(k);
+  auto& ranks = j["ranks"];
+  for (auto& e : ranks) {
+    const size_t as = e["executed_as"].get<size_t>();
+    const int stage = e["stage"].get<int>();
+    const size_t rank = e["rank"].get<size_t>();
+    e = ranks[as];
+    e["rank"] = rank;
+    e["stage"] = stage;
+    e.erase("executed_as");
+  }
+  return j.dump(1);
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario: the symmetric run's report is the full run's, byte for byte",
+          "[symmetry][exact]") {
+  const std::string src = PLANSIM_SOURCE_DIR;
+  // Large plans scaled down (fewer DP replicas, nodes and micro-batches), same shape otherwise.
+  const std::map<std::string, std::vector<std::string>> sets = {
+      {"scenarios/llama3-405b-16k-h100.yaml", {"parallel.dp=4", "training.global_batch=64", "nodes=64"}},
+      {"scenarios/gpt3-175b-1024-a100.yaml", {"parallel.dp=2", "training.global_batch=32", "nodes=16"}},
+      {"scenarios/bloom-176b-384-a100.yaml", {"parallel.dp=2", "training.global_batch=48"}},
+      // 9,216-GPU MoE: 3 expert-DP replicas of TP2 EP16, 2 stages x 2 virtual stages of 2 layers.
+      {"scenarios/bench/simai-moe-9216-h100.yaml",
+       {"parallel.dp=48", "parallel.pp=2", "model.layers=8", "schedule.virtual_stages=2", "training.global_batch=192",
+        "nodes=24"}},
+  };
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(src + "/scenarios"))
+    if (f.path().extension() == ".yaml") {
+      const std::string name = std::filesystem::relative(f.path(), src).string();
+      const auto it = sets.find(name);
+      cases.emplace_back(name, it == sets.end() ? std::vector<std::string>{} : it->second);
+    }
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() >= 22);
+  // The MoE benchmark with each DP replica's TP2 x EP4 in one server: its replicas' planes are
+  // disjoint, so it is DP-folded (EP all-to-all inside the replica, dense and expert DP spanning).
+  cases.emplace_back("scenarios/bench/simai-moe-9216-h100.yaml",
+                     std::vector<std::string>{"parallel.ep=4", "parallel.dp=16", "parallel.pp=2", "model.layers=8",
+                                              "schedule.virtual_stages=2", "training.global_batch=64", "nodes=8"});
+  int dp_folded_moe = 0;
+  for (const auto& [name, overrides] : cases) {
+    LoadedScenario s = load_scenario(src + "/" + name, overrides);
+    const PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true});
+    const PlanRun full = simulate_plan(s.scenario, s.topology, SimulateOptions{false});
+    INFO(name << ": " << fast.report.notes);
+    CHECK(full.report.symmetry.dp_folding == "off");
+    CHECK(full.plan.programs.size() == static_cast<size_t>(full.plan.world));
+    const std::string a = comparable(fast.report), b = comparable(full.report);
+    if (a != b && std::getenv("PLANSIM_SYMMETRY_DUMP") != nullptr) {
+      const std::string base = std::string(std::getenv("PLANSIM_SYMMETRY_DUMP")) + "/" +
+                                std::filesystem::path(name).stem().string();
+      std::ofstream(base + ".fast.json") << a;
+      std::ofstream(base + ".full.json") << b;
+    }
+    CHECK(a == b);
+    if (s.scenario.parallel.ep > 1 && fast.report.symmetry.dp_folding == "exact") ++dp_folded_moe;
+    WARN(name << ": dp " << fast.report.symmetry.dp_folding << " " << fast.report.symmetry.dp_abandoned << ", tp "
+              << fast.report.symmetry.tp_folding << "/" << fast.report.symmetry.tp_planes << ", executed "
+              << fast.plan.programs.size() << " of " << fast.plan.world);
+  }
+  CHECK(dp_folded_moe >= 1);
+}
