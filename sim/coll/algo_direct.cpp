@@ -18,6 +18,7 @@ class DirectAlgorithm final : public CollectiveAlgorithm {
   ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
     const int n = g.n;
     ChunkSchedule s{n, n, op == CollOp::all_to_all ? n * n : n, {}};
+    if (op == CollOp::all_to_all) s.chunks_per_buffer = n;  // each rank sends S/n to every peer
     if (n <= 1) return s;
     ChunkStep& st = s.add_step();
     if (op == CollOp::all_to_all) {

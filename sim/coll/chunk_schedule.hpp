@@ -26,6 +26,14 @@ struct ChunkSchedule {
   int num_participants = 0;  // ranks plus switch participants
   int num_chunks = 0;        // the buffer (nccl-tests' size S) is num_chunks equal chunks
   std::vector<ChunkStep> steps;
+  // All-to-all: S is each rank's own send buffer (nccl-tests' alltoall: count/nranks elements to each
+  // peer, busbw = algbw·(n−1)/n), so a chunk is S/n although the schedule names n² of them (one per
+  // source and destination). 0 = the usual S/num_chunks.
+  int chunks_per_buffer = 0;
+
+  [[nodiscard]] double chunk_bytes(double buffer_bytes) const {
+    return buffer_bytes / (chunks_per_buffer > 0 ? chunks_per_buffer : num_chunks);
+  }
 
   ChunkStep& add_step() { return steps.emplace_back(); }
   [[nodiscard]] std::size_t num_xfers() const {

@@ -44,7 +44,7 @@ Time max_hop_latency(const Topology& topo, const std::vector<GpuId>& from, const
 FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total) {
   PLANSIM_ASSERT(s.num_participants == s.num_ranks, "step lowering cannot place switch participants");
   PLANSIM_ASSERT(static_cast<int>(ranks.size()) == s.num_ranks, "schedule and group differ in size");
-  const Bytes chunk = total / s.num_chunks;
+  const Bytes chunk = Bytes(s.chunk_bytes(total.value()));
   FlowPlan plan;
   for (const auto& st : s.steps) {
     std::map<std::pair<int, int>, int> pairs;  // ordered: deterministic flow order
@@ -74,7 +74,7 @@ FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::ve
 std::vector<double> schedule_link_bytes(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks,
                                         Bytes total) {
   std::vector<double> out(topo.links().size(), 0.0);
-  const double chunk = total.value() / s.num_chunks;
+  const double chunk = s.chunk_bytes(total.value());
   for (const auto& st : s.steps)
     for (const auto& x : st.xfers) {
       PLANSIM_ASSERT(x.src < s.num_ranks && x.dst < s.num_ranks, "switch participants need their own accounting");

@@ -118,7 +118,7 @@ ExecutionCheck run_reference(CollOp op, const ChunkSchedule& s, int root) {
 
 std::vector<double> bytes_sent_per_participant(const ChunkSchedule& s, double total_bytes) {
   std::vector<double> out(static_cast<size_t>(s.num_participants), 0.0);
-  const double chunk = total_bytes / s.num_chunks;
+  const double chunk = s.chunk_bytes(total_bytes);
   for (const auto& st : s.steps)
     for (const auto& x : st.xfers) out[static_cast<size_t>(x.src)] += chunk;
   return out;

@@ -24,10 +24,10 @@ namespace lim = limits;
 const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
       "name", "topology", "nodes", "calibration",
-      "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.ffn_hidden", "model.vocab",
+      "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
-      "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window",
+      "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
       "parallel.zero", "parallel.order", "parallel.stage_layers", "parallel.pipeline_split",
       "parallel.pipeline_split.embedding", "parallel.pipeline_split.loss",
@@ -93,6 +93,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   s.hidden = positive_i64(m, "hidden", lim::kMaxHidden);
   s.heads = m.positive_int("heads", lim::kMaxHeads);
   s.kv_heads = m.positive_int_or("kv_heads", s.heads, lim::kMaxHeads);
+  if (m.has("head_dim")) s.head_dim_override = positive_i64(m, "head_dim", lim::kMaxHidden);
   s.ffn_hidden = m.has("ffn_hidden") ? positive_i64(m, "ffn_hidden", lim::kMaxFfnHidden) : 4 * s.hidden;
   s.vocab = positive_i64(m, "vocab", lim::kMaxVocab);
   s.seq_len = positive_i64(m, "seq_len", lim::kMaxSeqLen);
@@ -110,9 +111,13 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
       s.attention.window = positive_i64(a, "window", lim::kMaxSeqLen);
       if (!s.attention.causal) f.fail(a.require("window"), "a sliding 'window' needs mask: causal");
     }
+    if (a.has("window_every")) {
+      s.attention.window_every = a.positive_int("window_every", lim::kMaxLayers);
+      if (!a.has("window")) f.fail(a.require("window_every"), "'window_every' needs a 'window'");
+    }
     a.finish();
   }
-  if (s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {}", s.hidden, s.heads));
+  if (s.head_dim_override == 0 && s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {} (set model.head_dim)", s.hidden, s.heads));
   if (s.heads % s.kv_heads != 0)
     f.fail(m.require("kv_heads"), fmt::format("heads {} is not divisible by kv_heads {}", s.heads, s.kv_heads));
   if (m.has("moe")) {

@@ -44,17 +44,18 @@ double ffn_width(const ModelSpec& m) {
 // attention projection and the MLP (h + h); TP-split: Q (2h), K and V (4·kv), the projection input
 // (2h), and the MLP's inner tensors: GeLU input and down-GEMM input (2f + 2f), or gate output, up
 // output and their product for SwiGLU (6f).
+// Q and the projection input are heads·head_dim wide (= h unless model.head_dim sets it apart).
 PerToken saved_for_backward(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden), f = ffn_width(m);
-  return {8 * h + (m.dropout ? 2 * h : 0), 4 * h + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m), q = static_cast<double>(m.q_width());
+  return {8 * h + (m.dropout ? 2 * h : 0), 4 * q + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
 }
 
 // M_W: the weight GEMMs' inputs (QKV 2h, projection 2h, MLP-up 2h, MLP-down 2f) and output gradients
 // (QKV 2h + 4·kv, projection 2h, MLP-up 2f or gate + up 4f, MLP-down 2h). Replicated without SP:
 // the QKV and MLP-up inputs and the projection and MLP-down output gradients.
 PerToken weight_grad_inputs(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden), f = ffn_width(m);
-  return {8 * h, 2 * h + 2 * f + 2 * h + 4 * kv_width(m) + (m.gated_mlp ? 4 * f : 2 * f)};
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m), q = static_cast<double>(m.q_width());
+  return {8 * h, 2 * q + 2 * f + 2 * q + 4 * kv_width(m) + (m.gated_mlp ? 4 * f : 2 * f)};
 }
 
 // Fine-tuning: what a frozen GEMM without an adapter no longer needs kept (only its weight gradient

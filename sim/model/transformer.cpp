@@ -17,11 +17,20 @@ OpCost eltwise(std::string name, double bytes) { return OpCost{std::move(name), 
 
 }  // namespace
 
+double activation_element_bytes(DType dt) { return dt == DType::fp8 ? 2.0 : dtype_size(dt).value(); }
+
 double attention_pairs(const AttentionSpec& a, double s) {
   if (!a.causal) return s * s;
   const double w = static_cast<double>(a.window);
   if (w > 0 && w < s) return w * (w + 1) / 2 + (s - w) * w;
   return s * (s + 1) / 2;
+}
+
+double mean_attention_pairs(const AttentionSpec& a, double s) {
+  if (a.window_every <= 1) return attention_pairs(a, s);
+  AttentionSpec dense = a;
+  dense.window = 0;
+  return (attention_pairs(a, s) + (a.window_every - 1) * attention_pairs(dense, s)) / a.window_every;
 }
 
 const char* to_string(OpClass c) {
@@ -34,39 +43,41 @@ const char* to_string(OpClass c) {
 }
 
 LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const Shard& sh) {
-  const double e = dtype_size(m.dtype).value();
+  const double e = dtype_size(m.dtype).value();       // GEMM operands
+  const double a = activation_element_bytes(m.dtype);  // activations between kernels
   const double tp = sh.tp, h = d(m.hidden), s = d(m.seq_len);
   const double t = d(batch) * s / sh.cp;                    // tokens on this rank
   const double t_norm = sh.sequence_parallel ? t / tp : t;  // tokens seen by norms/dropout (SP shards them)
   const double kv = d(m.kv_heads) * d(m.head_dim());
+  const double q = d(m.q_width());  // = h unless model.head_dim sets it apart
   LayerForward f;
   f.activation_tokens = t;
-  f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * e));
-  f.attention.push_back(gemm("qkv", t, h, (h + 2 * kv) / tp, e));
+  f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * a));
+  f.attention.push_back(gemm("qkv", t, h, (q + 2 * kv) / tp, e));
   // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
   // count every pair (Megatron); the kernel executes the pairs its mask leaves: a causal flash kernel
   // skips the blocks above the diagonal, and with CP Megatron's load-balanced split (the sequence cut
   // into 2·cp chunks, rank i taking chunks i and 2cp−1−i) gives every rank s(s+1)/(2cp) pairs per
   // sequence, the same fraction (s+1)/2s. A materialised kernel computes all s² pairs and masks them.
-  const double core_flops = 4 * d(batch) * (s / sh.cp) * s * h / tp;
-  const double core_bytes = t * (2 * h + 2 * kv) / tp * e + (sh.cp > 1 ? d(batch) * s * 2 * kv / tp * e : 0);
+  const double core_flops = 4 * d(batch) * (s / sh.cp) * s * q / tp;
+  const double core_bytes = t * (2 * q + 2 * kv) / tp * a + (sh.cp > 1 ? d(batch) * s * 2 * kv / tp * a : 0);
   // As products (plansim-hw): per (sequence, head) QKᵀ = (s/cp × hd)·(hd × s) and A·V (s/cp × s)·(s × hd).
   const GemmDims core_dims{s / sh.cp, s, d(m.head_dim()), d(batch) * d(m.heads) / tp};
   OpCost core{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims};
   if (sh.flash_attention) {
-    core.executed = attention_pairs(m.attention, s) / (s * s);
+    core.executed = mean_attention_pairs(m.attention, s) / (s * s);
     core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
   } else {
     // The scores go through HBM: QKᵀ writes them, the fused scale-mask-softmax reads and writes them, A·V
-    // reads them (4 passes of e bytes); attention dropout (Megatron 2021) reads and writes them once more
+    // reads them (4 passes of a bytes); attention dropout (Megatron 2021) reads and writes them once more
     // and writes a 1-byte mask.
     const double scores = d(batch) * d(m.heads) / tp * (s / sh.cp) * s;
-    core.unfused_bytes = scores * (4 * e + (m.dropout ? 2 * e + 1 : 0));
+    core.unfused_bytes = scores * (4 * a + (m.dropout ? 2 * a + 1 : 0));
   }
   f.attention.push_back(core);
-  f.attention.push_back(gemm("attention_out", t, h / tp, h, e));
-  f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * e));
-  f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * e));
+  f.attention.push_back(gemm("attention_out", t, q / tp, h, e));
+  f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
+  f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * a));
   const int mats = m.gated_mlp ? 3 : 2;
   if (m.is_moe_layer(layer)) {
     const MoeSpec& moe = *m.moe;
@@ -87,7 +98,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     const ExpertGemm grouped{true, false, !moe.capacity_factor && sh.ep > 1};
     // Permutation: gather each token's k copies into expert order (read t·h, write t·k·h); the
     // unpermutation reads them back and sums the k weighted copies per token.
-    f.mlp.push_back(eltwise("token_permute", (t + routed * padded) * h * e));
+    f.mlp.push_back(eltwise("token_permute", (t + routed * padded) * h * a));
     auto expert_gemm = [&](std::string name, double kk, double nn) {
       OpCost g = gemm(std::move(name), routed, kk, nn, e);
       g.dims = GemmDims{per_expert, nn, kk, local};
@@ -98,23 +109,23 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
       return g;
     };
     f.mlp.push_back(expert_gemm("expert_up", h, ff * (mats - 1)));
-    f.mlp.push_back(eltwise("expert_activation", routed * padded * ff * (mats == 3 ? 3 : 2) * e));
+    f.mlp.push_back(eltwise("expert_activation", routed * padded * ff * (mats == 3 ? 3 : 2) * a));
     f.mlp.push_back(expert_gemm("expert_down", ff, h));
-    f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * e));
+    f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * a));
   } else {
     const double ff = d(m.ffn_hidden) / tp;
     f.mlp.push_back(gemm("mlp_up", t, h, ff * (mats - 1), e));
-    f.mlp.push_back(eltwise("mlp_activation", t * ff * (mats == 3 ? 3 : 2) * e));
+    f.mlp.push_back(eltwise("mlp_activation", t * ff * (mats == 3 ? 3 : 2) * a));
     f.mlp.push_back(gemm("mlp_down", t, ff, h, e));
   }
-  f.mlp.push_back(eltwise("residual_dropout", 3 * t_norm * h * e));
+  f.mlp.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   return f;
 }
 
 std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh) {
   const double t = d(batch) * d(m.seq_len) / sh.cp;
-  const double e = dtype_size(m.dtype).value();
-  return {eltwise("embedding_lookup", 2 * t * d(m.hidden) * e)};
+  const double a = activation_element_bytes(m.dtype);
+  return {eltwise("embedding_lookup", 2 * t * d(m.hidden) * a)};
 }
 
 std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shard& sh) {
@@ -122,8 +133,9 @@ std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shar
   const double e = dtype_size(m.dtype).value();
   const double v = d(m.vocab) / sh.tp;
   // Output projection, then softmax cross-entropy over fp32 logits (read logits, write fp32 probs).
-  return {eltwise("final_norm", 2 * t * d(m.hidden) * e), gemm("logits", t, d(m.hidden), v, e),
-          eltwise("cross_entropy", t * v * (e + 4 + 4))};
+  const double a = activation_element_bytes(m.dtype);
+  return {eltwise("final_norm", 2 * t * d(m.hidden) * a), gemm("logits", t, d(m.hidden), v, e),
+          eltwise("cross_entropy", t * v * (a + 4 + 4))};
 }
 
 std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart part) {
@@ -167,11 +179,11 @@ double total_flops(const std::vector<OpCost>& ops) {
 }
 
 ParamCount count_parameters(const ModelSpec& m) {
-  const double h = d(m.hidden), kv = d(m.kv_heads) * d(m.head_dim());
+  const double h = d(m.hidden), kv = d(m.kv_heads) * d(m.head_dim()), q = d(m.q_width());
   const double bias = m.bias ? 1 : 0;
   const int mats = m.gated_mlp ? 3 : 2;
   ParamCount c;
-  const double attention = h * (h + 2 * kv) + bias * (h + 2 * kv) + h * h + bias * h;
+  const double attention = h * (q + 2 * kv) + bias * (q + 2 * kv) + q * h + bias * h;
   const double norms = m.bias ? 4 * h : 2 * h;  // LayerNorm (γ, β) vs RMSNorm (γ)
   const double mlp = mats * h * d(m.ffn_hidden) + bias * ((mats - 1) * d(m.ffn_hidden) + h);
   c.per_dense_layer = attention + mlp + norms;

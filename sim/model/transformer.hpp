@@ -73,9 +73,20 @@ struct Shard {
 // Query-key pairs one sequence of length s computes under `a` (causal: s(s+1)/2; window w < s:
 // w(w+1)/2 + (s−w)·w; full: s²).
 double attention_pairs(const AttentionSpec& a, double s);
+// The mean over the layers of attention_pairs when the window applies to one layer in window_every: the
+// plan costs one attention kind for all layers, so each is charged the mean (exact for a stage holding
+// whole cycles of window_every layers; otherwise off by under one layer's difference per stage).
+double mean_attention_pairs(const AttentionSpec& a, double s);
 
 // The forward ops of layer `layer` for a micro-batch of `batch` sequences on one rank, in two blocks
 // (attention block, MLP/MoE block) so the plan can place the TP collectives between them.
+// Bytes per element of the activations between kernels (norm and residual traffic, permutation, the
+// tensors that TP/PP/CP/EP communication moves): the model dtype's, except fp8, whose activations stay
+// bf16: Transformer Engine's FP8 recipes cast only the inputs of the linear layers' GEMMs to fp8 (TE docs,
+// "Using FP8 with Transformer Engine": "the other operations ... are performed in higher precision"),
+// and Megatron-Core's all-to-all token dispatcher moves the bf16 hidden states.
+double activation_element_bytes(DType d);
+
 struct LayerForward {
   std::vector<OpCost> attention;
   std::vector<OpCost> mlp;

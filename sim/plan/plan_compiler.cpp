@@ -448,7 +448,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   RankMapping map(par);
   CostTable costs(s, plan.costs);
   GroupTable groups(plan.groups);
-  const double e = dtype_size(s.model.dtype).value();
+  const double e = activation_element_bytes(s.model.dtype);  // fp8 runs move bf16 activations
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / par.cp;
   const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers, par.split_embedding, par.split_loss);
   const auto chunk_layers = layers_per_chunk(lay, layers);

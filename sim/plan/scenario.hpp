@@ -31,6 +31,9 @@ struct MoeSpec {
 struct AttentionSpec {
   bool causal = true;
   int64_t window = 0;
+  // The window applies to one layer in `window_every` (gpt-oss: 2, banded and dense layers alternate),
+  // the others attend to the whole causal context; 1 = every layer.
+  int window_every = 1;
 };
 
 struct ModelSpec {
@@ -49,8 +52,12 @@ struct ModelSpec {
   bool dropout = false;            // hidden and attention dropout (Megatron GPT 2021: true); activation memory
   AttentionSpec attention;
   std::optional<MoeSpec> moe;
+  // model.head_dim: the width of one attention head; 0 = hidden / heads. Qwen3 and gpt-oss set it apart
+  // from hidden / heads, so the query width heads·head_dim differs from hidden.
+  int64_t head_dim_override = 0;
 
-  [[nodiscard]] int64_t head_dim() const { return hidden / heads; }
+  [[nodiscard]] int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
+  [[nodiscard]] int64_t q_width() const { return static_cast<int64_t>(heads) * head_dim(); }  // Q and attention-output width
   [[nodiscard]] bool is_moe_layer(int layer) const { return moe && (layer % moe->every) == moe->every - 1; }
 };
 

@@ -4,6 +4,8 @@
 
 #include "sim/coll/collective_runner.hpp"
 #include "sim/coll/nccl_model.hpp"
+#include "sim/coll/algorithm.hpp"
+#include "sim/coll/reference_executor.hpp"
 #include "sim/net/flow_network.hpp"
 #include "coll_fixtures.hpp"
 
@@ -125,4 +127,18 @@ TEST_CASE("auto: NVLS for large all-reduce on an NVLS switch, a low-latency prot
   // 8 GiB ring all-reduce with the default model: busbw ~ 0.82 x 450 GB/s (NCCL's ~370 GB/s on H100).
   const double busbw = GiB(8).value() / (ring.end - ring.start).seconds() * busbw_factor(CollOp::all_reduce, 8);
   CHECK(busbw / 1e9 == Approx(369).epsilon(0.02));
+}
+
+// nccl-tests' alltoall: S is each rank's send buffer, S/n to every peer (busbw = algbw·(n−1)/n), so on
+// one NVSwitch every GPU's link carries S·(n−1)/n each way: time = (n−1)/n·S/B (+ the hop latency).
+TEST_CASE("closed form: direct all-to-all sends S/n to each peer: (n-1)/n x S per GPU link", "[coll]") {
+  for (int n : {2, 4, 8}) {
+    const Topology topo = test::cluster_topology(1, n, false, GBps(450));
+    const double S = 1e9;
+    const auto r = run_one(topo, {CollOp::all_to_all, test::first_gpus(n), Bytes(S), 0, "direct"}, NcclModelParams::ideal());
+    CHECK(secs(r) == Approx((n - 1.0) / n * S / 450e9).epsilon(1e-3));
+  }
+  const AlgorithmRegistry reg = make_default_registry();
+  const ChunkSchedule s = reg.find("direct")->expand(CollOp::all_to_all, GroupShape::flat(8));
+  for (double sent : bytes_sent_per_participant(s, 8e6)) CHECK(sent == Approx(7e6));
 }

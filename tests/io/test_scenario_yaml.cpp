@@ -117,6 +117,14 @@ TEST_CASE("scenario: compute keys (the calibration profile's), attention mask, M
   CHECK(error_of(kBase, {"compute.mamf_shape=[1, 2]"}).find("'mamf_shape' must list M, N, K") != std::string::npos);
   CHECK(error_of(kBase, {"model.attention={mask: full, window: 8}"}).find("needs mask: causal") != std::string::npos);
   CHECK(error_of(kBase, {"model.attention={mask: sparse}"}) != "<no error>");
+  // model.head_dim: a positive width, apart from hidden / heads (Qwen3, gpt-oss); window_every needs a window.
+  LoadedScenario hd = load(kBase, {"model.head_dim=128", "model.attention={window: 128, window_every: 2}"});
+  CHECK(hd.scenario.model.head_dim() == 128);
+  CHECK(hd.scenario.model.attention.window_every == 2);
+  CHECK(error_of(kBase, {"model.head_dim=0"}).find("head_dim") != std::string::npos);
+  CHECK(error_of(kBase, {"model.head_dim=x"}).find("head_dim") != std::string::npos);
+  CHECK(error_of(kBase, {"model.attention={window_every: 2}"}).find("'window_every' needs a 'window'") != std::string::npos);
+  CHECK(error_of(kBase, {"model.attention={window: 64, window_every: 0}"}).find("window_every") != std::string::npos);
   CHECK(error_of(kBase, {"compute.gemm_half_flops=2e9"}).find("unknown key") != std::string::npos);
   // Megatron's embedding/loss slots: 8 layers + 2 do not divide over pp 2 · v 1... they do (5 each);
   // 8 + 1 does not.

@@ -288,3 +288,62 @@ TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permu
   CHECK(padded.flops == Approx(up.flops));  // model FLOPs count routed tokens only
   CHECK_FALSE(padded.expert.dropless);
 }
+
+TEST_CASE("head_dim apart from hidden/heads: Qwen3-30B-A3B's q width 4096 on hidden 2048, 30.5B parameters",
+          "[model]") {
+  // Hugging Face Qwen/Qwen3-30B-A3B config.json: hidden 2048, 48 layers, 32 heads, 4 KV heads, head_dim 128,
+  // 128 experts of 768, top 8, vocab 151936, untied. The model card states 30.5B parameters.
+  ModelSpec m = llama3(48, 2048, 32, 6144);
+  m.kv_heads = 4;
+  m.vocab = 151936;
+  m.seq_len = 4096;
+  m.head_dim_override = 128;
+  m.moe = MoeSpec{128, 8, 768, 1, std::nullopt};
+  CHECK(m.q_width() == 4096);
+  const double h = 2048, q = 4096, kv = 512;
+  const double attention = h * (q + 2 * kv) + q * h;
+  const double layer = attention + 2 * h + h * 128 + 128 * 3 * h * 768;
+  const ParamCount c = count_parameters(m);
+  CHECK(c.per_moe_layer == Approx(layer));
+  CHECK(c.total == Approx(48 * layer + 2 * 151936 * h + h));
+  CHECK(c.total == Approx(30.5e9).epsilon(0.005));
+  // The QKV GEMM is h × (q + 2kv), the projection q × h, the attention core 4·s²·q (model FLOPs).
+  const LayerForward f = layer_forward(m, 0, 1, Shard{});
+  const double t = 4096;
+  CHECK(f.attention[1].flops == Approx(2 * t * h * (q + 2 * kv)));
+  CHECK(f.attention[2].flops == Approx(4 * t * t * q));
+  CHECK(f.attention[2].dims.k == 128);
+  CHECK(f.attention[3].flops == Approx(2 * t * q * h));
+  // Unset, head_dim is hidden / heads and nothing changes.
+  m.head_dim_override = 0;
+  CHECK(m.q_width() == 2048);
+  CHECK(layer_forward(m, 0, 1, Shard{}).attention[1].flops == Approx(2 * t * h * (h + 2 * 4 * 64)));
+}
+
+TEST_CASE("sliding window on one layer in window_every: each layer is charged the cycle's mean pairs", "[model]") {
+  // Window 3 over 8 queries: 21 pairs; causal: 36; alternating (gpt-oss): (21 + 36) / 2.
+  AttentionSpec a{true, 3, 2};
+  CHECK(mean_attention_pairs(a, 8) == Approx(28.5));
+  a.window_every = 1;
+  CHECK(mean_attention_pairs(a, 8) == 21);
+  a.window_every = 4;
+  CHECK(mean_attention_pairs(a, 8) == Approx((21 + 3 * 36) / 4.0));
+  ModelSpec m = gpt3();
+  m.attention = AttentionSpec{true, 512, 2};
+  const double s = 2048;
+  const double banded = 512.0 * 513 / 2 + (s - 512) * 512, causal = s * (s + 1) / 2;
+  CHECK(layer_forward(m, 1, 1, Shard{}).attention[2].executed == Approx((banded + causal) / 2 / (s * s)));
+}
+
+TEST_CASE("fp8: activations between kernels stay bf16 (2 bytes), GEMM operands are 1 byte", "[model]") {
+  ModelSpec m = gpt3();
+  m.dtype = DType::fp8;
+  CHECK(activation_element_bytes(DType::fp8) == 2);
+  CHECK(activation_element_bytes(DType::bf16) == 2);
+  CHECK(activation_element_bytes(DType::fp32) == 4);
+  const double t = 2048, h = 12288;
+  const LayerForward f = layer_forward(m, 0, 1, Shard{});
+  CHECK(f.attention[0].name == "input_norm");
+  CHECK(f.attention[0].hbm_bytes == Approx(2 * t * h * 2));
+  CHECK(f.attention[1].hbm_bytes == Approx((t * h + h * 3 * h + t * 3 * h) * 1));  // qkv: fp8 operands
+}
