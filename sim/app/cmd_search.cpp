@@ -2,8 +2,7 @@
 // for the scenario's model and cluster, with what separates them.
 #include <memory>
 
-#include "sim/advise/search.hpp"
-#include "sim/advise/sweep.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/limits.hpp"
@@ -42,19 +41,10 @@ Command add_search_command(CLI::App& app) {
   sub->add_option("--only", opt->only, "restrict a searched key, e.g. --only parallel.zero=0,1 (repeatable)");
   return {sub, [opt] {
             check_output_path("--json", opt->json);
-            advise::SearchOptions o;
-            o.sets = opt->sets;
-            o.gpus = opt->gpus;
-            o.top = opt->top;
-            o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
-            o.max_plans = opt->max_plans;
-            for (const auto& v : opt->only) {
-              auto k = advise::parse_vary(v, "--only");
-              o.only.emplace_back(k.key, k.values);
-            }
             Progress progress("search");
             const advise::SearchResult r =
-                advise::run_search(opt->file, o, [&](size_t done, size_t total) { progress.update(done, total); });
+                api::search({opt->file, opt->sets, opt->gpus, opt->top, opt->jobs, opt->max_plans, opt->only},
+                            [&](size_t done, size_t total) { progress.update(done, total); });
             if (opt->json != "-") write_output("-", advise::search_text(r, opt->top));
             if (!opt->json.empty()) write_output(opt->json, advise::search_json(r, opt->top));
             return kExitOk;

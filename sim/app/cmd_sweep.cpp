@@ -2,12 +2,11 @@
 // simulate the cartesian product of the varied keys in parallel and print one row per point.
 #include <memory>
 
-#include "sim/advise/sweep.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
-#include "sim/core/limits.hpp"
-#include "sim/io/scenario_loader.hpp"
 #include "sim/app/progress.hpp"
+#include "sim/core/limits.hpp"
 
 namespace plansim::app {
 namespace {
@@ -38,20 +37,9 @@ Command add_sweep_command(CLI::App& app) {
   return {sub, [opt] {
             check_output_path("--csv", opt->csv);
             check_output_path("--json", opt->json);
-            advise::SweepResult r;
-            for (const auto& v : opt->vary) {
-              r.keys.push_back(advise::parse_vary(v));
-              advise::check_scenario_key(r.keys.back());
-            }
-            // The file itself (syntax, duplicate or unknown keys, the --set overrides) is bad input, not
-            // an invalid point: exit 2 before any point runs.
-            check_scenario_file(opt->file, opt->sets);
-            const auto points = advise::cartesian(r.keys);
             Progress progress("sweep");
-            r.points = advise::run_points(opt->file, opt->sets, points,
-                                          opt->jobs > 0 ? opt->jobs : advise::default_jobs(),
-                                          [&](size_t done, size_t total) { progress.update(done, total); });
-            advise::rethrow_if_all_invalid_alike(r.points);
+            const advise::SweepResult r = api::sweep(opt->file, opt->vary, opt->sets, opt->jobs,
+                                                     [&](size_t done, size_t total) { progress.update(done, total); });
             if (opt->csv != "-" && opt->json != "-") write_output("-", advise::sweep_table(r));
             if (!opt->csv.empty()) write_output(opt->csv, advise::sweep_csv(r));
             if (!opt->json.empty()) write_output(opt->json, advise::sweep_json(r));
