@@ -9,7 +9,8 @@ shift || true
 
 packages=(cmake ninja-build ccache g++ pkg-config
   libboost-graph-dev libyaml-cpp-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
-  gnuplot-nox libopenmpi-dev openmpi-bin)
+  gnuplot-nox libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -24,3 +25,12 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; 
 
 cmake -S . -B "$build" -G Ninja "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"
+
+# `import plansim` (README "Python"): when the module was built, a .pth file in the user's site-packages
+# puts <build>/python on Python's path (what `pip install -e` does); remove it to undo.
+if ls "$build"/python/plansim/_plansim*.so >/dev/null 2>&1; then
+  site=$(python3 -m site --user-site)
+  mkdir -p "$site"
+  echo "$(cd "$build/python" && pwd)" > "$site/plansim-build.pth"
+  echo "setup: import plansim: $site/plansim-build.pth -> $(cat "$site/plansim-build.pth")" >&2
+fi

@@ -44,7 +44,11 @@ int island_size(const Topology& topo) {
     const int is = topo.island(topo.gpu_node(GpuId::from(i)));
     if (is >= 0) ++count[static_cast<size_t>(is)];
   }
-  return *std::min_element(count.begin(), count.end());
+  // Islands none of whose GPUs the plan uses (README "Any subset of a cluster") do not count.
+  int smallest = 0;
+  for (int c : count)
+    if (c > 0 && (smallest == 0 || c < smallest)) smallest = c;
+  return smallest;
 }
 
 bool island_is_nvlink(const Topology& topo) {

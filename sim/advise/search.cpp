@@ -166,13 +166,13 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
   // for it, so a DP-only stand-in loads the cluster (the model and training settings stay the base's).
   std::vector<std::string> topo_sets = options.sets;
   if (options.gpus > 0) {
-    const int per = static_cast<int>(base.topology.num_gpus()) / std::max(1, base.topology.num_hosts());
+    const int per = static_cast<int>(base.topology.topology_gpus()) / std::max(1, base.topology.num_hosts());
     if (per <= 0 || options.gpus % per != 0)
       throw ConfigError(SourcePos{"--gpus", 0, 0},
                         fmt::format("{} GPUs is not a whole number of {}-GPU servers", options.gpus, per));
     for (const std::string& s : {fmt::format("nodes={}", options.gpus / per), std::string("parallel.tp=1"),
                                  std::string("parallel.pp=1"), std::string("parallel.cp=1"), std::string("parallel.ep=1"),
-                                 fmt::format("parallel.dp={}", options.gpus), std::string("schedule.kind=1f1b"),
+                                 fmt::format("parallel.dp={}", options.gpus), std::string("gpus=~"), std::string("schedule.kind=1f1b"),
                                  std::string("schedule.virtual_stages=1"),
                                  fmt::format("training.global_batch={}", options.gpus),
                                  std::string("training.micro_batch=1")})

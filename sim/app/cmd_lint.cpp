@@ -1,17 +1,12 @@
 // `plansim lint FILE [--set k=v]... [--threshold name=value]... [--json FILE] [-j N]`: anti-patterns
 // of a plan, each with its fix as --set overrides and the fix's cost measured by simulating it.
 // Exit 0: no findings; 1: findings; 2: bad input.
-#include <fmt/format.h>
-
 #include <memory>
 
-#include "sim/advise/lint.hpp"
-#include "sim/advise/point_runner.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/limits.hpp"
-#include "sim/io/checked_number.hpp"
-#include "sim/core/error.hpp"
 
 namespace plansim::app {
 namespace {
@@ -38,26 +33,7 @@ Command add_lint_command(CLI::App& app) {
       ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
             check_output_path("--json", opt->json);
-            advise::LintOptions o;
-            o.sets = opt->sets;
-            o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
-            for (const auto& t : opt->thresholds) {
-              const auto eq = t.find('=');
-              const SourcePos where{"--threshold " + t, 0, 0};
-              if (eq == std::string::npos) throw ConfigError(where, "a threshold must look like name=value");
-              double v = 0;
-              try {
-                v = io::real_in(t.substr(eq + 1), {0, 1e12});
-              } catch (const io::UnitError& e) {
-                throw ConfigError(where, fmt::format("the value {}", e.what()));
-              }
-              if (!o.thresholds.set(t.substr(0, eq), v)) {
-                std::string names;
-                for (const auto& [k, _] : o.thresholds.values()) names += " " + k;
-                throw ConfigError(where, "unknown threshold; known:" + names);
-              }
-            }
-            const advise::LintResult r = advise::run_lint(opt->file, o);
+            const advise::LintResult r = api::lint(opt->file, opt->sets, opt->thresholds, opt->jobs);
             if (opt->json != "-") write_output("-", advise::lint_text(r));
             if (!opt->json.empty()) write_output(opt->json, advise::lint_json(r));
             return r.findings.empty() ? kExitOk : kExitFindings;

@@ -9,11 +9,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "sim/api/commands.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/report/plan_bound.hpp"
-#include "sim/report/simulate_plan.hpp"
 
 namespace plansim::app {
 namespace {
@@ -69,16 +69,18 @@ Command add_run_command(CLI::App& app) {
   return {sub, [opt] {
             check_output_path("--json", opt->json);
             check_output_path("--trace", opt->trace);
-            LoadedScenario s = load_scenario(opt->file, opt->sets);
-            listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());  // bad ranks: fail before the run
             if (opt->bound) {
+              const LoadedScenario s = load_scenario(opt->file, opt->sets);
+              listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());
               if (!opt->trace.empty()) throw ConfigError(SourcePos{"--bound", 0, 0}, "--trace needs a simulation, not --bound");
               const PlanBound b = bound_plan(s.scenario, s.topology);
               if (opt->json != "-") write_output("-", bound_text(s.scenario.name, b));
               if (!opt->json.empty()) write_output(opt->json, bound_json(s.scenario.name, b));
               return kExitOk;
             }
-            PlanRun run = simulate_plan(s.scenario, s.topology, SimulateOptions{!opt->no_symmetry, !opt->json.empty()});
+            const PlanRun run = api::run({opt->file, opt->sets, !opt->no_symmetry, !opt->json.empty()}, [&](const Scenario& s) {
+              listed_trace_ranks(opt->trace_ranks, s.parallel.world());  // bad ranks: fail before the run
+            });
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
                          run.exec.events);
             if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));

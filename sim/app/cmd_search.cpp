@@ -5,8 +5,7 @@
 
 #include <memory>
 
-#include "sim/advise/search.hpp"
-#include "sim/advise/sweep.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/limits.hpp"
@@ -55,22 +54,13 @@ Command add_search_command(CLI::App& app) {
   return {sub, [opt] {
             check_output_path("--json", opt->json);
             if (!opt->out.empty()) check_output_path("--out", opt->out);
-            advise::SearchOptions o;
-            o.sets = opt->sets;
-            o.gpus = opt->gpus;
-            o.top = opt->top;
-            o.jobs = opt->jobs > 0 ? opt->jobs : advise::default_jobs();
-            o.max_plans = opt->max_plans;
-            o.prune = !opt->no_prune;
-            if (!opt->shard.empty()) o.shard = advise::parse_shard(opt->shard);
-            o.out = opt->out;
-            for (const auto& v : opt->only) {
-              auto k = advise::parse_vary(v, "--only");
-              o.only.emplace_back(k.key, k.values);
-            }
             Progress progress("search");
+            api::SearchRequest req{opt->file, opt->sets, opt->gpus, opt->top, opt->jobs, opt->max_plans, opt->only};
+            req.prune = !opt->no_prune;
+            req.shard = opt->shard;
+            req.out = opt->out;
             const advise::SearchResult r =
-                advise::run_search(opt->file, o, [&](size_t done, size_t total) { progress.update(done, total); });
+                api::search(req, [&](size_t done, size_t total) { progress.update(done, total); });
             spdlog::info("search: {} simulated, {} pruned by the lower bound, in {:.1f} s wall", r.simulated,
                          r.pruned_bound, r.wall_s);
             if (opt->json != "-") write_output("-", advise::search_text(r, opt->top));

@@ -3,12 +3,11 @@
 // one row per point (sharding and resuming: advise/sweep.hpp run_sweep).
 #include <memory>
 
-#include "sim/advise/sweep.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
-#include "sim/core/limits.hpp"
-#include "sim/io/scenario_loader.hpp"
 #include "sim/app/progress.hpp"
+#include "sim/core/limits.hpp"
 
 namespace plansim::app {
 namespace {
@@ -45,21 +44,11 @@ Command add_sweep_command(CLI::App& app) {
   return {sub, [opt] {
             check_output_path("--csv", opt->csv);
             if (!opt->out.empty()) check_output_path("--out", opt->out);
-            const advise::Shard shard = opt->shard.empty() ? advise::Shard{} : advise::parse_shard(opt->shard);
             check_output_path("--json", opt->json);
-            std::vector<advise::VaryKey> keys;
-            for (const auto& v : opt->vary) {
-              keys.push_back(advise::parse_vary(v));
-              advise::check_scenario_key(keys.back());
-            }
-            // The file itself (syntax, duplicate or unknown keys, the --set overrides) is bad input, not
-            // an invalid point: exit 2 before any point runs.
-            check_scenario_file(opt->file, opt->sets);
             Progress progress("sweep");
-            advise::SweepResult r = advise::run_sweep(
-                opt->file, opt->sets, keys, opt->jobs > 0 ? opt->jobs : advise::default_jobs(), shard, opt->out,
-                [&](size_t done, size_t total) { progress.update(done, total); });
-            advise::rethrow_if_all_invalid_alike(r.points);
+            const advise::SweepResult r =
+                api::sweep(opt->file, opt->vary, opt->sets, opt->jobs,
+                           [&](size_t done, size_t total) { progress.update(done, total); }, opt->shard, opt->out);
             if (opt->csv != "-" && opt->json != "-") write_output("-", advise::sweep_table(r));
             if (!opt->csv.empty()) write_output(opt->csv, advise::sweep_csv(r));
             if (!opt->json.empty()) write_output(opt->json, advise::sweep_json(r));

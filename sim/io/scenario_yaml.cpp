@@ -8,6 +8,7 @@
 #include "sim/io/compute_yaml.hpp"
 #include "sim/io/finetune_yaml.hpp"
 #include "sim/io/scenario_calibration.hpp"
+#include "sim/io/scenario_gpus.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/io/scenario_topology.hpp"
@@ -23,7 +24,7 @@ namespace lim = limits;
 
 const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
-      "name", "topology", "nodes", "calibration",
+      "name", "topology", "nodes", "gpus", "calibration",
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
@@ -280,7 +281,7 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
   const auto& p = s.parallel;
   const auto& m = s.model;
   YAML::Node par = root.require("parallel");
-  if (static_cast<size_t>(p.world()) != gpus)
+  if (static_cast<size_t>(p.world()) > gpus)
     f.fail(par, fmt::format("tp·pp·dp·cp = {}·{}·{}·{} = {} GPUs, but the topology has {} GPUs", p.tp, p.pp, p.dp,
                             p.cp, p.world(), gpus));
   YAML::Node tr = root.require("training");
@@ -358,6 +359,7 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   s.training = read_training(f, r.require("training"), s.model.dtype);
   if (r.has("compute")) s.compute = read_compute(f, r.get("compute"));
   const YAML::Node calibration = r.get("calibration");
+  const YAML::Node plan_gpus = r.get("gpus");  // which GPUs (io/scenario_gpus.hpp), after the checks
   std::optional<Topology> topo;
   YAML::Node tn;
   if (factory) {
@@ -366,18 +368,19 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   } else {
     tn = r.require("topology");
     topo.emplace(io::scenario_topology(f, tn, s.nodes));
-    // Default `nodes`: just what the plan needs, when the topology is larger.
+    // Default `nodes`: just what the plan needs, when the topology is larger (not with a `gpus` list,
+    // whose numbers are the whole topology's).
     const size_t world = static_cast<size_t>(s.parallel.world());
-    if (!s.nodes && topo->num_gpus() > world && topo->num_hosts() > 0) {
+    if (!s.nodes && (!plan_gpus || plan_gpus.IsNull()) && topo->num_gpus() > world && topo->num_hosts() > 1) {
       const size_t per_node = topo->num_gpus() / static_cast<size_t>(topo->num_hosts());
-      if (per_node > 0 && world % per_node == 0)
-        topo.emplace(io::scenario_topology(f, tn, static_cast<int>(world / per_node)));
+      if (per_node > 0) topo.emplace(io::scenario_topology(f, tn, static_cast<int>((world + per_node - 1) / per_node)));
     }
   }
   r.finish();
   io::resolve_calibration(f, tn, calibration, topo->gpu_spec().model, s);
   check_consistency(f, r, s, topo->num_gpus());
-  return LoadedScenario{std::move(s), std::move(*topo)};
+  Topology used = io::select_plan_gpus(f, plan_gpus, std::move(*topo), s.parallel.world());
+  return LoadedScenario{std::move(s), std::move(used)};
 }
 
 // Every key of `map` (at key path `prefix`) must be a schema key; mappings the schema describes are

@@ -81,6 +81,10 @@ struct Report {
   std::string name;
   std::string gpu;
   int world = 0;
+  // The GPUs that ran (README "Any subset of a cluster"): rank r on GPU gpu_ids[r] of the whole
+  // topology (its host-major numbers; empty: 0 .. world−1), out of topology_gpus (0: world).
+  std::vector<uint32_t> gpu_ids;
+  size_t topology_gpus = 0;
   int micro_batches = 0;
   Time iteration;
   double tokens_per_s = 0;
@@ -130,6 +134,8 @@ struct Report {
 Report build_report(const Scenario& s, const CompiledPlan& plan, const ExecutionResult& exec, const GpuSpec& gpu,
                     bool with_ops = true);
 std::string report_text(const Report& r);
+// "0-3,8-11": the GPUs that ran, consecutive numbers as ranges.
+std::string gpu_ranges(const Report& r);
 std::string report_json(const Report& r);
 // Chrome/Perfetto trace events (trace_output.cpp): a process per listed world rank, a thread per
 // stream. A TP-folded rank shows its executed sibling's ops (the same, folding being exact).

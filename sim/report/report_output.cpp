@@ -24,6 +24,7 @@ std::string report_json(const Report& r) {
   j["name"] = r.name;
   j["gpu"] = r.gpu;
   j["gpus"] = r.world;
+  j["topology_gpus"] = r.topology_gpus > 0 ? r.topology_gpus : static_cast<size_t>(r.world);
   j["micro_batches"] = r.micro_batches;
   j["iteration_time_s"] = r.iteration.seconds();
   j["tokens_per_s"] = r.tokens_per_s;
@@ -76,6 +77,11 @@ std::string report_json(const Report& r) {
   // shares its executed sibling's figures and says so with `executed_as` instead of repeating them.
   std::string out = j.dump(2);
   out.pop_back();  // the closing brace
+  // `gpu_ids` on one line (a number per rank).
+  out += ",\n  \"gpu_ids\": [";
+  for (size_t g = 0; g < static_cast<size_t>(r.world); ++g)
+    fmt::format_to(std::back_inserter(out), "{}{}", g ? ", " : "", g < r.gpu_ids.size() ? r.gpu_ids[g] : g);
+  out += "]";
   out += ",\n  \"ranks\": [";
   std::vector<uint32_t> alias = r.executed_as;  // a Report built by hand may only list executed ranks
   if (alias.empty())
@@ -141,10 +147,26 @@ std::string report_json(const Report& r) {
   return out;
 }
 
+std::string gpu_ranges(const Report& r) {
+  auto id = [&](size_t g) -> size_t { return g < r.gpu_ids.size() ? r.gpu_ids[g] : g; };
+  std::string out;
+  for (size_t g = 0; g < static_cast<size_t>(r.world);) {
+    size_t end = g + 1;
+    while (end < static_cast<size_t>(r.world) && id(end) == id(end - 1) + 1) ++end;
+    out += (out.empty() ? "" : ",") + (end - g > 1 ? fmt::format("{}-{}", id(g), id(end - 1)) : fmt::format("{}", id(g)));
+    g = end;
+  }
+  return out;
+}
+
 std::string report_text(const Report& r) {
   std::string out;
   auto line = [&](const std::string& s) { out += s + "\n"; };
   line(fmt::format("{} on {} x {}", r.name, r.world, r.gpu));
+  bool in_order = r.topology_gpus <= static_cast<size_t>(r.world);
+  for (size_t g = 0; in_order && g < r.gpu_ids.size(); ++g) in_order = r.gpu_ids[g] == g;
+  if (!in_order)  // a subset of the topology, or its GPUs in another order: say which ran
+    line(fmt::format("  GPUs                {} of the topology's {} (rank r on the r-th)", gpu_ranges(r), r.topology_gpus));
   line(fmt::format("  iteration time      {:.4f} s  ({} micro-batches per pipeline)", r.iteration.seconds(), r.micro_batches));
   line(fmt::format("  throughput          {:.4g} tokens/s", r.tokens_per_s));
   line(fmt::format("  model TFLOP/s/GPU   {:.1f} TFLOP/s  (MFU {:.1f} %)", r.tflops_per_gpu, 100 * r.mfu));

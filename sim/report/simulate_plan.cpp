@@ -181,6 +181,8 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   run.exec = std::move(e.exec);
   run.report = build_report(s, run.plan, run.exec, topo.gpu_spec(), options.op_records);
   run.report.compute = compute.params();
+  for (size_t g = 0; g < topo.num_gpus(); ++g) run.report.gpu_ids.push_back(topo.topology_gpu(GpuId::from(g)).value);
+  run.report.topology_gpus = topo.topology_gpus();
   run.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (s.parallel.tp > 1)
     how += e.memo ? fmt::format("; TP collectives memoised ({} distinct, {} reused: TP links carry no other traffic)",

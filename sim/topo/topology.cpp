@@ -61,6 +61,22 @@ std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   return cache.insert(key, *path);
 }
 
+Topology Topology::with_gpus(const std::vector<GpuId>& gpus) && {
+  std::vector<bool> seen(gpus_.size(), false);
+  std::vector<NodeId> nodes;
+  std::vector<GpuId> whole;
+  for (GpuId g : gpus) {
+    PLANSIM_ASSERT(g.index() < gpus_.size() && !seen[g.index()], "with_gpus: GPUs must be distinct GPUs of the topology");
+    seen[g.index()] = true;
+    nodes.push_back(gpus_[g.index()]);
+    whole.push_back(topology_gpu(g));
+  }
+  all_gpus_ = topology_gpus();
+  gpus_ = std::move(nodes);
+  chosen_ = std::move(whole);
+  return std::move(*this);
+}
+
 TopologyBuilder::TopologyBuilder(std::string name) { topo_.name_ = std::move(name); }
 
 void TopologyBuilder::set_gpu_spec(GpuSpec spec) { topo_.gpu_spec_ = std::move(spec); }

@@ -63,6 +63,14 @@ class Topology {
   [[nodiscard]] int host_of(GpuId g) const { return node(gpu_node(g)).host; }
   [[nodiscard]] const GpuSpec& gpu_spec() const { return gpu_spec_; }  // one GPU model per cluster
 
+  // A plan on some of the GPUs (README "Any subset of a cluster"): GPU i of the result is GPU `gpus[i]`
+  // of this topology. The others stay in the graph (links, routes and islands unchanged) but carry no
+  // number. `gpus` must be distinct GPUs of this topology (the loader validates the user's list).
+  [[nodiscard]] Topology with_gpus(const std::vector<GpuId>& gpus) &&;
+  // GPU g's number in the whole topology (g itself unless with_gpus chose some) and the whole count.
+  [[nodiscard]] GpuId topology_gpu(GpuId g) const { return chosen_.empty() ? g : chosen_[g.index()]; }
+  [[nodiscard]] size_t topology_gpus() const { return chosen_.empty() ? gpus_.size() : all_gpus_; }
+
   // The path from a to b as directed link ids; empty when a == b. Inside one island: fewest hops. Across
   // islands: a -> a's affine NIC (else its nearest NIC), fewest fabric hops, b's NIC -> b. Among equal-cost
   // fabric hops the choice follows load_balance(): by destination (D-mod-K) or a deterministic hash of
@@ -87,6 +95,8 @@ class Topology {
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::vector<NodeId> gpus_;
+  std::vector<GpuId> chosen_;  // with_gpus: the whole topology's numbers of gpus_ (empty: all GPUs, in order)
+  size_t all_gpus_ = 0;        // with_gpus: the whole topology's GPU count
   int num_hosts_ = 0;
   LoadBalance load_balance_ = LoadBalance::by_link_kind;
   GpuSpec gpu_spec_;

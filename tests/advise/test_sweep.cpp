@@ -28,13 +28,18 @@ TEST_CASE("sweep: the cartesian product, last key fastest", "[advise]") {
 TEST_CASE("sweep: invalid points are reported, valid ones simulated, in parallel", "[advise]") {
   const std::string file = std::string(PLANSIM_SOURCE_DIR) + "/scenarios/antipatterns/good.yaml";
   SweepResult r;
-  r.keys = {parse_vary("parallel.dp=4,8"), parse_vary("training.micro_batch=4,8")};
+  // dp 16 needs 16 GPUs of the server's 8: invalid; dp 4 runs on 4 of them (README "Any subset of a cluster").
+  r.keys = {parse_vary("parallel.dp=16,8,4"), parse_vary("training.micro_batch=4,8")};
   r.points = run_points(file, {}, cartesian(r.keys), 2);
-  REQUIRE(r.points.size() == 4);
+  REQUIRE(r.points.size() == 6);
   CHECK_FALSE(r.points[0].valid);
-  CHECK(r.points[0].error.find("GPUs") != std::string::npos);
+  CHECK(r.points[0].error.find("16 GPUs, but the topology has 8 GPUs") != std::string::npos);
   CHECK(r.points[2].valid);
   CHECK(r.points[3].valid);
+  CHECK(r.points[4].valid);
+  CHECK(r.points[4].metrics.world == 4);
+  // Half the GPUs, the same per-GPU work: about half the tokens/s.
+  CHECK(r.points[4].metrics.tokens_per_s == Approx(r.points[2].metrics.tokens_per_s / 2).epsilon(0.05));
   // Larger micro-batches at the same global batch: fewer accumulation steps, not slower here.
   CHECK(r.points[3].metrics.tokens_per_s > 0);
   const std::string table = sweep_table(r);

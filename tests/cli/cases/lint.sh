@@ -13,3 +13,5 @@ expect_exit 2 "$plansim" lint "$d/good.yaml" --threshold bogus=1
 expect_stderr "unknown threshold" "$plansim" lint "$d/good.yaml" --threshold bogus=1
 expect_exit 2 "$plansim" lint "$d/good.yaml" --set parallel.tpp=2
 expect_exit 2 "$plansim" lint "$d/no-such-file.yaml"
+# On half a server: a 4-GPU plan lints like any other (no error about the idle GPUs).
+expect_exit 0 "$plansim" lint "$d/good.yaml" --set parallel.dp=4 --set training.global_batch=32 -j 2

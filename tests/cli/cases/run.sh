@@ -9,6 +9,15 @@ expect_stderr "unknown key 'training.micro_bach' \(did you mean 'training.micro_
 expect_stderr "seed-pipeline-4x16.yaml:[0-9]+:[0-9]+: tp·pp·dp·cp = 1·4·4·1 = 16 GPUs, but the topology has 8 GPUs" \
   "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=4
 expect_exit 2 "$plansim" run "$sc/no-such-file.yaml"
+# Fewer GPUs than the topology (README "Any subset of a cluster"): the first ones, or a `gpus` list.
+expect_stdout "GPUs +0-3 of the topology's 8" "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=1
+expect_stdout '"gpu_ids": \[4, 5, 6, 7\]' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=1 --set 'gpus=[4,5,6,7]' --json -
+expect_stdout '"topology_gpus": 8' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.pp=2 --set parallel.dp=1 --json -
+expect_exit 2 "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=1 --set 'gpus=[0,1,2,8]'
+expect_stderr "GPU 8 is not in the topology \(8 GPUs, numbered 0 to 7\)" \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=1 --set 'gpus=[0,1,2,8]'
+expect_stderr "'gpus' lists 8 GPUs, but the plan has tp·pp·dp·cp = 4 ranks" \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.dp=1 --set 'gpus=[0,1,2,3,4,5,6,7]'
 # Out of memory: exit 3 with the breakdown, 0 with --allow-oom.
 expect_exit 3 "$plansim" run "$sc/seed-dp-70b-ib.yaml"
 expect_stdout "OUT OF MEMORY" "$plansim" run "$sc/seed-dp-70b-ib.yaml"

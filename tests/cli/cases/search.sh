@@ -10,3 +10,5 @@ expect_stdout '"tp_inside_server": true' "$plansim" search "$g" $only -j 2 --top
 expect_exit 2 "$plansim" search "$g" --gpus 12
 expect_stderr 'not a whole number of 8-GPU servers' "$plansim" search "$g" --gpus 12
 expect_exit 2 "$plansim" search "$g" --only model.layers=2
+# A subset of the server (README "Any subset of a cluster"): the search plans for the plan's 4 GPUs.
+expect_stdout '^search .* on 4 GPUs: [0-9]+ plans enumerated' "$plansim" search "$g" $only --set parallel.dp=4 -j 2 --top 3
