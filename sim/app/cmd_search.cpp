@@ -55,7 +55,14 @@ Command add_search_command(CLI::App& app) {
             check_output_path("--json", opt->json);
             if (!opt->out.empty()) check_output_path("--out", opt->out);
             Progress progress("search");
-            api::SearchRequest req{opt->file, opt->sets, opt->gpus, opt->top, opt->jobs, opt->max_plans, opt->only};
+            api::SearchRequest req;
+            req.scenario = opt->file;
+            req.sets = opt->sets;
+            req.gpus = opt->gpus;
+            req.top = opt->top;
+            req.jobs = opt->jobs;
+            req.max_plans = opt->max_plans;
+            req.only = opt->only;
             req.prune = !opt->no_prune;
             req.shard = opt->shard;
             req.out = opt->out;
