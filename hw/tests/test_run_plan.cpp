@@ -110,9 +110,10 @@ TEST_CASE("hw run executes the simulator's programs: pipeline 4 x 16 (PP + DP)",
   args.file = scenario("seed-pipeline-4x16");
   const PreparedRun hw = prepare_run(args);
   check_launches_are_programs(hw.plan, hw.launches);
-  // The plan `plansim run` simulates (TP 1: nothing to fold) is the one hw runs, op for op.
+  // The plan `plansim run` simulates is the one hw runs, op for op (TP 1: nothing to fold; DP folding
+  // off, since it executes replica 0 only and hw runs every rank).
   LoadedScenario s = load_scenario(args.file);
-  const PlanRun sim = simulate_plan(s.scenario, s.topology);
+  const PlanRun sim = simulate_plan(s.scenario, s.topology, SimulateOptions{.symmetry = true, .op_records = true, .fold_dp = false});
   REQUIRE(sim.plan.programs.size() == hw.plan.programs.size());
   for (size_t r = 0; r < sim.plan.programs.size(); ++r) {
     const auto& a = sim.plan.programs[r];
@@ -210,7 +211,9 @@ TEST_CASE("hw run: measured spans become the simulator's report and validate aga
   args.file = scenario("seed-pipeline-4x16");
   args.scale_layers = 4;
   const PreparedRun hw = prepare_run(args);
-  const PlanRun sim = simulate_plan(hw.loaded.scenario, hw.loaded.topology);
+  // Every rank simulated (no DP folding), so every measured op has its simulated twin.
+  const PlanRun sim = simulate_plan(hw.loaded.scenario, hw.loaded.topology,
+                                    SimulateOptions{.symmetry = true, .op_records = true, .fold_dp = false});
   // "Measure" every op at 1.25 x the simulated times: every class and the iteration are off by -20 %.
   std::vector<std::vector<OpSpan>> spans;
   for (const auto& t : sim.exec.timings) {
