@@ -35,7 +35,6 @@ bench() {
     "$mc" "$(echo "$mr / 1048576" | bc -l)" "$runs" "$measure" "$target_s" "$(echo "$m / $target_s" | bc -l)"
 }
 moe=$here/scenarios/bench/simai-moe-9216-h100.yaml
-[ -f "$moe" ] || moe=$here/tests/data/bound/simai-moe-9216-h100.yaml
 bench "run --bound, MoE 9,216 H100" 0.1 CPU run "$moe" --bound
 row=(--set model.layers=40 --set model.hidden=6144 --set model.heads=48 --set training.global_batch=1024)
 bench "search 18.4B on 256 A100 (exact top 10)" 60 wall search "$here/validate/megatron/template.yaml" --gpus 256 \
