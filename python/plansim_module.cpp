@@ -116,9 +116,15 @@ PYBIND11_MODULE(_plansim, m) {
   });
   m.def("search", [](const std::string& scenario, const Strings& sets, int gpus, int top, int jobs, size_t max_plans,
                      const Strings& only) {
-    return released([&] {
-      return advise::search_json(api::search({scenario, sets, gpus, top, jobs, max_plans, only}), top);
-    });
+    api::SearchRequest r;  // pruned by the lower bound, as the CLI's default (same top plans)
+    r.scenario = scenario;
+    r.sets = sets;
+    r.gpus = gpus;
+    r.top = top;
+    r.jobs = jobs;
+    r.max_plans = max_plans;
+    r.only = only;
+    return released([&] { return advise::search_json(api::search(r), top); });
   });
   m.def("lint", [](const std::string& scenario, const Strings& sets, const Strings& thresholds, int jobs) {
     return released([&] { return advise::lint_json(api::lint(scenario, sets, thresholds, jobs)); });
