@@ -244,7 +244,8 @@ TEST_CASE("finetune: frozen layers below a pipeline stage: no backward, no gradi
   // One layer frozen fewer: stage 1 sends the gradient down again.
   s.training.finetune.frozen_layers = 3;
   int sends = 0;
-  for (const ProgramOp& op : compile_plan(s).programs[1].ops)
+  const CompiledPlan fewer = compile_plan(s);  // kept alive: a range-for over a temporary's member dangles
+  for (const ProgramOp& op : fewer.programs[1].ops)
     if (op.kind == OpKind::send && op.phase == Phase::B) ++sends;
   CHECK(sends == 2);
 }
