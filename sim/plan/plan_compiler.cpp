@@ -90,6 +90,7 @@ class RankBuilder {
     const auto& order = (*c_.orders)[static_cast<size_t>(p_.stage)];
     for (size_t i = 0; i < order.size(); ++i) {
       const SchedOp& op = order[i];
+      chunk_ = static_cast<uint16_t>(op.chunk);
       if (op.phase == Phase::W) {
         weight_grads(op.micro_batch, op.chunk);
       } else if (op.phase == Phase::F) {
@@ -98,6 +99,7 @@ class RankBuilder {
         if (op.paired) {  // DualPipe's overlapped F&B chunk pair
           const auto mid = static_cast<uint32_t>(p_.ops.size());
           const SchedOp& b = order[++i];
+          chunk_ = static_cast<uint16_t>(b.chunk);
           backward(b.micro_batch, b.chunk, b.with_weight);
           interleave(first, mid);
         }
@@ -127,6 +129,7 @@ class RankBuilder {
       if (d != kNone && std::find(p_.deps.begin() + op.dep_begin, p_.deps.end(), d) == p_.deps.end())
         p_.deps.push_back(d);
     op.dep_count = static_cast<uint32_t>(p_.deps.size()) - op.dep_begin;
+    if (op.micro_batch >= 0) op.chunk = chunk_;
     p_.ops.push_back(op);
     return static_cast<uint32_t>(p_.ops.size() - 1);
   }
@@ -427,6 +430,7 @@ class RankBuilder {
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
   double adapter_params_ = 0;  // LoRA adapters per layer on this rank
   uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone;
+  uint16_t chunk_ = 0;  // the chunk of the schedule op being emitted
   GradBuckets grads_;
   std::vector<uint32_t> param_gather_;
 };

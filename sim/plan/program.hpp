@@ -32,6 +32,7 @@ struct ProgramOp {
   Phase phase = Phase::F;
   bool recompute = false;      // compute re-done in backward (counts in HFU, not MFU)
   CommOp comm = CommOp::all_reduce;
+  uint16_t chunk = 0;          // the chunk of the schedule op (sched/schedule.hpp) a micro-batch op belongs to
   uint32_t cost = 0;           // compute: index into CompiledPlan::costs
   uint32_t group = 0;          // collective: index into CompiledPlan::groups
   uint32_t seq = 0;            // collective: this rank's n-th op on the group

@@ -6,6 +6,7 @@
 #include "sim/model/transformer.hpp"
 #include "sim/plan/finetune.hpp"
 #include "sim/report/intervals.hpp"
+#include "sim/sched/registry.hpp"
 
 namespace plansim {
 
@@ -150,6 +151,9 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     if (seen[static_cast<size_t>(p.stage)]) continue;
     seen[static_cast<size_t>(p.stage)] = true;
     StageReport st = stage_report(s, plan, exec, k, exec.iteration, window);
+    st.time = stage_time_breakdown(plan, exec, k, exec.iteration, window);
+    const auto slots = schedule_slots(plan, exec, k);
+    r.slots.insert(r.slots.end(), slots.begin(), slots.end());
     st.oom = st.memory.total() > gpu.hbm_capacity;
     r.oom = r.oom || st.oom;
     r.memory_peak = std::max(r.memory_peak, st.memory.total());
@@ -158,6 +162,9 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
     r.stages.push_back(st);
   }
   std::sort(r.stages.begin(), r.stages.end(), [](const StageReport& a, const StageReport& b) { return a.stage < b.stage; });
+  std::stable_sort(r.slots.begin(), r.slots.end(), [](const ScheduleSlot& a, const ScheduleSlot& b) { return a.stage < b.stage; });
+  r.schedule = s.schedule.kind;
+  r.chunks = schedule_layout(s.schedule.kind, {plan.stages, plan.micro_batches, s.schedule.virtual_stages}).chunks();
   if (with_ops) {
     OpRecords records = op_records(plan, exec);
     r.op_labels = std::move(records.labels);

@@ -19,6 +19,7 @@
 #include "sim/plan/executor.hpp"
 #include "sim/plan/program.hpp"
 #include "sim/plan/scenario.hpp"
+#include "sim/report/schedule_slots.hpp"
 #include "sim/compute/compute_model.hpp"
 #include "sim/topo/gpu_spec.hpp"
 
@@ -40,6 +41,7 @@ struct StageReport {
   // weight-gradient share (model/memory.hpp); activations = layers per chunk × its weighted sum.
   HeldChunks activation_peak;
   bool oom = false;
+  StageTimeBreakdown time;  // the stage rank's iteration, part by part (schedule_slots.hpp)
 };
 
 struct RankReport {
@@ -125,6 +127,11 @@ struct Report {
   } symmetry;
   std::vector<OpLabel> op_labels;
   std::vector<OpRecord> ops;
+  // The pipeline schedule as it ran (the JSON's `pipeline`, for the timeline picture): its name,
+  // chunks per stage and every stage's schedule slots (schedule_slots.hpp), stage by stage.
+  std::string schedule;
+  int chunks = 1;
+  std::vector<ScheduleSlot> slots;
   // The compute model's parameters the run used (defaults + the scenario's `compute:`), for the JSON.
   std::optional<ComputeParams> compute;
 };

@@ -17,6 +17,30 @@ nlohmann::json memory_json(const MemoryBreakdown& m) {
           {"optimizer_bytes", m.optimizer.value()},     {"activations_bytes", m.activations.value()},
           {"temporary_bytes", m.temporary.value()},     {"total_bytes", m.total().value()}};
 }
+// README "Definitions": the parts sum to the iteration time.
+nlohmann::ordered_json time_breakdown_json(const StageTimeBreakdown& t) {
+  nlohmann::ordered_json j{{"compute", t.compute_s}};
+  for (Dim d : kDims) j[to_string(d)] = t.exposed_s[static_cast<size_t>(d)];
+  j["bubble"] = t.bubble_s;
+  j["idle"] = t.idle_s;
+  return j;
+}
+
+// `pipeline`: the schedule and its slots, one line each (thousands at large micro-batch counts).
+std::string pipeline_json(const Report& r) {
+  std::string out = fmt::format(",\n  \"pipeline\": {{\"schedule\": {}, \"stages\": {}, \"chunks\": {}, \"slots\": [",
+                                nlohmann::json(r.schedule).dump(), r.stages.size(), r.chunks);
+  auto it = std::back_inserter(out);
+  for (size_t i = 0; i < r.slots.size(); ++i) {
+    const ScheduleSlot& s = r.slots[i];
+    fmt::format_to(it,
+                   FMT_COMPILE("{}\n    {{\"stage\": {}, \"phase\": \"{}\", \"micro_batch\": {}, \"chunk\": {}, "
+                               "\"start_s\": {}, \"end_s\": {}}}"),
+                   i == 0 ? "" : ",", s.stage, to_string(s.phase), s.micro_batch, s.chunk, s.start_s, s.end_s);
+  }
+  out += r.slots.empty() ? "]}" : "\n  ]}";
+  return out;
+}
 }  // namespace
 
 std::string report_json(const Report& r) {
@@ -71,7 +95,8 @@ std::string report_json(const Report& r) {
                       {"activation_peak",
                        {{"awaiting_b", s.activation_peak.awaiting_b}, {"awaiting_w", s.activation_peak.awaiting_w}}},
                       {"memory", memory_json(s.memory)},
-                      {"oom", s.oom}});
+                      {"oom", s.oom},
+                      {"time_breakdown_s", time_breakdown_json(s.time)}});
   j["stages"] = stages;
   // `ranks`: every rank of the world, one line each (16,384 lines at 16K GPUs). A TP-folded rank
   // shares its executed sibling's figures and says so with `executed_as` instead of repeating them.
@@ -125,6 +150,7 @@ std::string report_json(const Report& r) {
                                                        {"dp_folding", r.symmetry.dp_folding},
                                                        {"dp_abandoned", r.symmetry.dp_abandoned}}
                                       .dump();
+  out += pipeline_json(r);
   // `ops` can hold millions of entries (every op of every simulated rank): one line each, written
   // directly rather than as a JSON tree (about 5x less time and 10x less memory at 1024 GPUs).
   out += ",\n  \"ops\": [";
