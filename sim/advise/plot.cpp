@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include "sim/core/error.hpp"
 
@@ -28,8 +32,11 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
 std::string render_plot(const PlotSpec& spec, const std::filesystem::path& out) {
   const std::string ext = out.extension().string();
   std::string terminal;
-  if (ext == ".svg") terminal = "set terminal svg size 900,540 dynamic enhanced font 'Helvetica,13' background '#ffffff'";
-  else if (ext == ".png") terminal = "set terminal pngcairo size 1200,720 enhanced font 'Helvetica,13'";
+  const int w = spec.width > 0 ? spec.width : 900, h = spec.height > 0 ? spec.height : 540;
+  if (ext == ".svg")
+    terminal = fmt::format("set terminal svg size {},{} dynamic enhanced font 'Helvetica,13' background '#ffffff'", w, h);
+  else if (ext == ".png")
+    terminal = fmt::format("set terminal pngcairo size {},{} enhanced font 'Helvetica,13'", w * 4 / 3, h * 4 / 3);
   else throw ConfigError(SourcePos{"--out", 0, 0}, "the output must end in .svg or .png");
   std::filesystem::path csv = out, gp = out;
   csv += ".csv";
@@ -56,6 +63,25 @@ std::string render_plot(const PlotSpec& spec, const std::filesystem::path& out) 
   return fmt::format("gnuplot failed or is not installed; the data and script are in {} and {}: render with "
                      "`gnuplot {}` (Debian: apt-get install gnuplot-nox)",
                      csv.string(), gp.string(), gp.string());
+}
+
+std::string render_plot_svg(const PlotSpec& spec) {
+  static std::atomic<unsigned> counter{0};
+  const auto dir = std::filesystem::temp_directory_path() /
+                   fmt::format("plansim-picture-{}-{}", ::getpid(), counter.fetch_add(1));
+  std::filesystem::create_directories(dir);
+  const auto out = dir / "picture.svg";
+  const std::string note = render_plot(spec, out);
+  std::string svg;
+  if (note.empty()) {
+    std::ifstream in(out);
+    svg.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  if (!note.empty() || svg.empty())
+    throw ConfigError(SourcePos{"gnuplot", 0, 0}, "gnuplot failed or is not installed (Debian: apt-get install gnuplot-nox)");
+  return svg;
 }
 
 double metric_value(const PointMetrics& m, const std::string& name) {

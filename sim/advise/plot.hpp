@@ -19,10 +19,14 @@ struct PlotSpec {
   std::vector<std::string> blocks;  // CSV text per data block (no header)
   std::string setup;                // extra gnuplot commands before `plot` (log scales, labels, ranges)
   std::string plot;                 // the body after `plot`, DATA = the CSV file
+  int width = 0, height = 0;        // the SVG canvas in pixels (0: 900×540; PNG: 4/3 of it)
 };
 
 // Returns "" on success, else a note for the user (gnuplot missing: the .gp/.csv are kept).
 std::string render_plot(const PlotSpec& spec, const std::filesystem::path& out);
+// The SVG document gnuplot draws for `spec` (rendered in a temporary folder, read back, removed).
+// Throws ConfigError when gnuplot is missing or fails.
+std::string render_plot_svg(const PlotSpec& spec);
 
 // Plot kinds (plot_kinds.cpp). Scenario-based kinds simulate through run_points.
 // a) bubble overhead vs micro-batches for p = 2, 4, 8, 16 ((p−1)/m, 1F1B), the seeds' 4×16 and 16×4

@@ -1,12 +1,15 @@
 // `plansim plot KIND [SCENARIO...] --out FILE.svg|.png [--set k=v]... [--vary k=v1,..]... [--metric M]
 //  [--topology T]... [--batches b1,b2,..] [-j N]`: figures through gnuplot (sim/advise/plot.hpp).
-// Kinds: bubble, tp-placement, dp-scaling, busbw, lint, sweep.
+// Kinds: bubble, tp-placement, dp-scaling, busbw, lint, sweep; the pictures of one simulated run
+// (advise/plan_pictures.hpp): timeline, memory, breakdown.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <memory>
 
+#include "sim/advise/plan_pictures.hpp"
 #include "sim/advise/plot.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/app/cli_numbers.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/limits.hpp"
@@ -39,11 +42,15 @@ std::filesystem::path one_scenario(const PlotCliOptions& o) {
 
 Command add_plot_command(CLI::App& app) {
   auto opt = std::make_shared<PlotCliOptions>();
-  CLI::App* sub = app.add_subcommand("plot", "figures (SVG/PNG via gnuplot): bubble, tp-placement, dp-scaling, busbw, lint, sweep");
-  sub->add_option("kind", opt->kind, "bubble | tp-placement | dp-scaling | busbw | lint | sweep")
+  CLI::App* sub = app.add_subcommand("plot", "figures (SVG/PNG via gnuplot): bubble, tp-placement, dp-scaling, busbw, lint, sweep; "
+                                     "a run's timeline, memory, breakdown");
+  sub->add_option("kind", opt->kind,
+                  "bubble | tp-placement | dp-scaling | busbw | lint | sweep | timeline | memory | breakdown")
       ->required()
-      ->check(CLI::IsMember({"bubble", "tp-placement", "dp-scaling", "busbw", "lint", "sweep"}));
-  sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s); busbw: nccl-tests tables (validate/nccl/*.yaml)");
+      ->check(CLI::IsMember({"bubble", "tp-placement", "dp-scaling", "busbw", "lint", "sweep", "timeline", "memory",
+                             "breakdown"}));
+  sub->add_option("scenarios", opt->scenarios, "scenario YAML file(s); busbw: nccl-tests tables (validate/nccl/*.yaml); timeline, memory, "
+                  "breakdown: one scenario, simulated");
   sub->add_option("--out", opt->out, "output FILE.svg or FILE.png")->required();
   sub->add_option("--set", opt->sets, "override a scenario key (repeatable)");
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
@@ -58,7 +65,12 @@ Command add_plot_command(CLI::App& app) {
             const int jobs = opt->jobs > 0 ? opt->jobs : default_jobs();
             check_output_path("--out", opt->out);
             PlotSpec spec;
-            if (opt->kind == "bubble") {
+            if (const auto picture = plan_picture_named(opt->kind)) {
+              // The run's --json report, read back: the same document `plansim report` draws from.
+              const bool ops = *picture == PlanPicture::timeline;
+              PlanRun run = api::run({one_scenario(*opt).string(), opt->sets, true, ops});
+              spec = plan_picture_spec(*picture, run_report_node(std::move(run.report)));
+            } else if (opt->kind == "bubble") {
               std::vector<std::filesystem::path> s(opt->scenarios.begin(), opt->scenarios.end());
               spec = plot_bubble(s, jobs);
             } else if (opt->kind == "tp-placement") {

@@ -11,4 +11,14 @@ expect_exit 0 "$plansim" plot busbw "$src/validate/nccl/stas00_mlengineering.yam
 if grep -q '<path' "$out/bw.svg"; then passes=$((passes + 1)); else echo "FAIL: plot busbw: no paths"; fails=$((fails + 1)); fi
 expect_stderr 'give nccl-tests tables' "$plansim" plot busbw --out "$out/bw.svg"
 expect_exit 2 "$plansim" plot busbw "$src/no/such/table.yaml" --out "$out/bw.svg"
+
+# The pictures of a run (README "Pictures"): each kind writes an SVG; a scenario that fails is bad input.
+for kind in timeline memory breakdown; do
+  expect_exit 0 "$plansim" plot $kind "$src/scenarios/seed-pipeline-4x16.yaml" --set training.global_batch=16 --out "$out/$kind.svg"
+  if grep -q '<path' "$out/$kind.svg"; then passes=$((passes + 1)); else echo "FAIL: plot $kind: no paths"; fails=$((fails + 1)); fi
+done
+expect_exit 0 "$plansim" plot timeline "$src/scenarios/seed-pipeline-4x16.yaml" --set parallel.pp=1 --set parallel.dp=8 --out "$out/pp1.svg"
+expect_exit 2 "$plansim" plot timeline "$src/scenarios/seed-pipeline-4x16.yaml" --set schedule.kind=nope --out "$out/t.svg"
+expect_exit 2 "$plansim" plot timeline "$src/no/such/scenario.yaml" --out "$out/t.svg"
+expect_exit 2 "$plansim" plot memory --out "$out/m.svg"
 rm -rf "$out"
