@@ -1,7 +1,8 @@
 // `plansim plot timeline`: the pipeline schedule as it ran, the figure of the pipeline papers. One row
 // per stage (stage 0 on top), time on x; a box per schedule slot (the report's `pipeline.slots`): hue by
 // micro-batch, shade by phase (F light, B full, W dark and hatched), the micro-batch written inside
-// where it fits with one prime per chunk above 0 ("3'" = micro-batch 3 on the stage's second chunk).
+// where it fits with one prime per chunk above 0 ("3'" = micro-batch 3 on the stage's second chunk),
+// whose boxes are also outlined heavier.
 // DualPipe's paired F&B slots share their time: F fills the row's upper half, B the lower. Beneath each
 // stage, thin lanes hold the stage rank's transfers per dimension (from `ops`, merged where closer than
 // a pixel) and its optimizer step is a grey box in the row.
@@ -178,19 +179,22 @@ PlotSpec plot_timeline(const YAML::Node& report) {
   p.width = kWidth;
   p.height = height;
   // Blocks: 0 F, 1 B, 2 W boxes (x1,x2,y1,y2,rgb); 3 labels on light boxes, 4 on dark ones (x,y,text);
-  // 5.. one block per lane dimension (x1,x2,y1,y2); then the optimizer boxes.
-  std::array<std::string, 5> text;
+  // 5 the outlines of boxes on a chunk above 0 (x1,x2,y1,y2); 6.. one block per lane dimension
+  // (x1,x2,y1,y2); then the optimizer boxes.
+  std::array<std::string, 6> text;
   for (const Box& b : boxes) {
     const double y0 = b.stage * pitch + (b.half == 2 ? 0.5 : 0), y1 = b.stage * pitch + (b.half == 1 ? 0.5 : 1);
     const uint32_t rgb = shade(b.mb, b.phase);
     const size_t block = b.phase == 'F' ? 0 : b.phase == 'B' ? 1 : 2;
     text[block] += fmt::format("{},{},{},{},{}\n", b.start * ms, b.end * ms, y0, y1, rgb);
+    if (b.chunk > 0) text[5] += fmt::format("{},{},{},{}\n", b.start * ms, b.end * ms, y0, y1);
     const std::string label = fmt::format("{}{}", b.mb, primes(b.chunk));
     const double w_px = (b.end - b.start) * px_per_s, h_px = (y1 - y0) * px_per_y;
     if (w_px >= kCharPixels * static_cast<double>(label.size()) + 4 && h_px >= 13)
       text[dark(rgb) ? 4 : 3] += fmt::format("{},{},{}\n", (b.start + b.end) / 2 * ms, (y0 + y1) / 2, label);
   }
   for (auto& t : text) p.blocks.push_back(t.empty() ? "NaN,NaN,NaN,NaN,0\n" : t);
+  constexpr size_t kFirstLane = 6;
   std::string opt;
   for (size_t k = 0; k < lanes.size(); ++k) {
     std::string t;
@@ -220,7 +224,8 @@ PlotSpec plot_timeline(const YAML::Node& report) {
   }
   setup += "set ytics (" + tics + ") scale 0\n";
   setup += "unset grid\nset grid xtics lc rgb '#dddddd' back\nset xtics out nomirror\nset border 1\n";
-  setup += "set key outside top center horizontal maxrows 2 samplen 1.5 width 1 font ',11'\n";
+  setup += "set key at screen 0.5, screen 0.005 center bottom horizontal maxrows 2 samplen 1.5 width 1 font ',11'\n"
+           "set bmargin 6\n";
   setup += "set style fill solid 1.0 border lc rgb '#555555'\n";
   p.setup = setup;
 
@@ -232,15 +237,18 @@ PlotSpec plot_timeline(const YAML::Node& report) {
   // W: hatched over its dark shade.
   body += ", DATA index 2 using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror fs transparent pattern 5 "
           "noborder lc rgb '#ffffff' notitle";
+  // Chunks above 0: a heavier outline (with the primes of their labels).
+  body += ", DATA index 5 using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror fs empty border lc rgb '#000000' "
+          "lw 2.5 lc rgb '#000000' notitle";
   body += ", DATA index 3 using 1:2:3 with labels font ',10' tc rgb '#000000' notitle";
   body += ", DATA index 4 using 1:2:3 with labels font ',10' tc rgb '#ffffff' notitle";
   for (size_t k = 0; k < lanes.size(); ++k)
     body += fmt::format(", DATA index {} using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror fs solid 1.0 noborder "
                         "lc rgb '{}' title '{}'",
-                        5 + k, kDimColors[lanes[k]], kDimTitles[lanes[k]]);
+                        kFirstLane + k, kDimColors[lanes[k]], kDimTitles[lanes[k]]);
   body += fmt::format(", DATA index {} using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror fs solid 1.0 "
                       "border lc rgb '#555555' fc rgb '#9e9e9e' notitle",
-                      5 + lanes.size());
+                      kFirstLane + lanes.size());
   // The legend: phases in micro-batch 0's hue (every micro-batch has its own hue).
   body += fmt::format(", keyentry with boxes fs solid 1.0 fc rgb '#{:06x}' title 'F forward (hue: micro-batch)'",
                       shade(0, 'F'));
@@ -251,7 +259,8 @@ PlotSpec plot_timeline(const YAML::Node& report) {
   if (std::any_of(boxes.begin(), boxes.end(), [](const Box& b) { return b.phase == 'W'; }))
     body += fmt::format(", keyentry with boxes fs solid 1.0 fc rgb '#{:06x}' title 'W weight gradient'", shade(0, 'W'));
   if (!opt.empty()) body += ", keyentry with boxes fs solid 1.0 fc rgb '#9e9e9e' title 'optimizer step'";
-  if (chunks > 1) body += ", keyentry with points ps 0 lc rgb '#ffffff' title \"n' = chunk 1, n'' = chunk 2 ...\"";
+  if (chunks > 1)
+    body += ", keyentry with boxes fs empty border lc rgb '#000000' lw 2.5 lc rgb '#000000' title \"chunk 1, 2 ...: outlined, n', n'' ...\"";
   p.plot = body;
   return p;
 }
