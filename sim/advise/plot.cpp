@@ -53,7 +53,8 @@ std::string render_plot(const PlotSpec& spec, const std::filesystem::path& out) 
   script += "set xlabel " + quote(spec.xlabel) + "\nset ylabel " + quote(spec.ylabel) + "\n";
   script += spec.setup + "\nplot " + body + "\n";
   write_file(gp, script);
-  const std::string cmd = "gnuplot " + quote(gp.string()) + " 2>&1";
+  // gnuplot's messages go to stderr: stdout may carry a document (plansim report's page).
+  const std::string cmd = "gnuplot " + quote(gp.string()) + " >&2";
   const int rc = std::system(cmd.c_str());
   if (rc == 0 && std::filesystem::exists(out)) {
     std::filesystem::remove(csv);
