@@ -291,6 +291,14 @@ PreparedCall CollectiveRunner::remap(PreparedCall a,
   return PreparedCall{index};
 }
 
+void CollectiveRunner::for_each_flow_links(PreparedCall a,
+                                           const std::function<void(std::span<const LinkId>)>& visit) const {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  for (const auto& phase : x.choice.plan.phases)
+    for (const auto& flow : phase.flows) visit(flow.links);
+}
+
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
   PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
   return impl_->prepared[call.index]->algorithm;

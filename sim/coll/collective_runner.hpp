@@ -84,6 +84,8 @@ class CollectiveRunner {
   // duplicate constraints (plan/replica_planes.hpp).
   [[nodiscard]] PreparedCall remap(PreparedCall a,
                                    const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap);
+  // Each flow's links (a multiset), phase by phase.
+  void for_each_flow_links(PreparedCall a, const std::function<void(std::span<const LinkId>)>& visit) const;
   // What a prepared call runs: the algorithm `auto` chose, and the protocol.
   [[nodiscard]] const std::string& algorithm(PreparedCall call) const;
   [[nodiscard]] const std::string& protocol(PreparedCall call) const;

@@ -473,18 +473,20 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   }
   PLANSIM_ASSERT(!(options.fold_tp && options.fold_dp), "compile_plan: fold TP or DP, not both");
   const Dim fold_dim = options.fold_dp ? Dim::dp : Dim::tp;
-  const bool fold = (options.fold_tp || options.fold_dp) && map.size(fold_dim) > 1;
+  PLANSIM_ASSERT(options.fold_block >= 1 && map.size(fold_dim) % options.fold_block == 0,
+                 "compile_plan: the fold block must divide the folded dimension");
+  const bool fold = (options.fold_tp || options.fold_dp) && map.size(fold_dim) / options.fold_block > 1;
   if (fold) {
-    plan.fold = map.size(fold_dim);
+    plan.fold = map.size(fold_dim) / options.fold_block;
     plan.fold_dim = fold_dim;
     RankCoords one = map.coords(0);
-    one[fold_dim] = 1;
+    one[fold_dim] = options.fold_block;
     plan.fold_stride = map.rank(one);
   }
   plan.program_of_rank.assign(static_cast<size_t>(plan.world), -1);
   std::vector<std::pair<size_t, size_t>> sizes(static_cast<size_t>(par.pp));  // per stage: last program's ops, deps
   for (int r = 0; r < plan.world; ++r) {
-    if (fold && map.coords(r)[fold_dim] != 0) continue;
+    if (fold && map.coords(r)[fold_dim] >= options.fold_block) continue;
     if (options.first_replica_only && (map.coords(r)[Dim::dp] != 0 || map.coords(r)[Dim::ep] != 0)) continue;
     plan.program_of_rank[static_cast<size_t>(r)] = static_cast<int32_t>(plan.programs.size());
     Program& p = plan.programs.emplace_back();

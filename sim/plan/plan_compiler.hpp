@@ -27,6 +27,10 @@ struct CompileOptions {
   // expert-DP coordinate, dp/ep): DP replicas run identical programs (see CompiledPlan::fold_dim).
   // Exclusive with fold_tp.
   bool fold_dp = false;
+  // Folding in blocks of `fold_block` replicas (a divisor of the folded dimension's size): ranks whose
+  // coordinate is below it have programs, and the block repeats every fold_block·stride ranks
+  // (CompiledPlan::fold = size / fold_block). For symmetries that shift replicas by more than one.
+  int fold_block = 1;
 
   // Emit programs only for the first data-parallel replica (DP and EP coordinates 0): collectives
   // across replicas keep every member in their group but have one simulated member. Not runnable

@@ -47,14 +47,18 @@ void RunnerComm::start(const CommRequest& r, std::function<void()> on_done) {
   Known scratch{};
   Known* k = find_or_prepare(r, scratch);
   if (planes_ != nullptr && !k->planned) plan_planes(r, *k);
+  if (orbits_ != nullptr) {
+    if (!k->planned) plan_orbits(r, *k);
+    if (r.copies > 1 && !k->quotiented) take_quotient(*k);
+  }
   runner_.start(k->call, std::move(on_done));
 }
 
 void RunnerComm::check_ahead(const CommRequest& r) {
-  if (planes_ == nullptr) return;
+  if (planes_ == nullptr && orbits_ == nullptr) return;
   Known scratch{};
   Known* k = find_or_prepare(r, scratch);
-  if (!k->planned) plan_planes(r, *k);
+  if (!k->planned) planes_ != nullptr ? plan_planes(r, *k) : plan_orbits(r, *k);
 }
 
 // Once per distinct call: a replicated call's copies are checked to be it on renamed links; a

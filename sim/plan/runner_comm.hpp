@@ -18,6 +18,7 @@
 
 #include "sim/coll/collective_runner.hpp"
 #include "sim/plan/executor.hpp"
+#include "sim/plan/replica_orbits.hpp"
 #include "sim/plan/replica_planes.hpp"
 
 namespace plansim {
@@ -25,11 +26,17 @@ namespace plansim {
 class RunnerComm final : public CommService {
  public:
   explicit RunnerComm(CollectiveRunner& runner, ReplicaPlanes* planes = nullptr) : runner_(runner), planes_(planes) {}
+  // Orbits (plan/replica_orbits.hpp): the same with replicas that may share links; every replica's
+  // call is checked against the next one's, and replica 0's runs on the quotient network.
+  RunnerComm(CollectiveRunner& runner, ReplicaOrbits* orbits) : runner_(runner), orbits_(orbits) {}
   void start(const CommRequest& request, std::function<void()> on_done) override;
   // Planes: check a replicated request's copies, or project a spanning one, now (as its first
   // start() would). Checking every replicated call before projecting any spanning one means every
   // plane is known when they are projected, and a run that cannot be folded stops before it starts.
   void check_ahead(const CommRequest& request);
+  // Orbits: a spanning request checked against the pairs known so far (ReplicaOrbits::precheck),
+  // to give up early; throws PlaneMismatch. A no-op otherwise.
+  void precheck_spanning(const CommRequest& request);
   // Distinct calls prepared (each once).
   [[nodiscard]] size_t prepared() const { return prepared_; }
   // Planes: distinct spanning calls run projected, and distinct replicated calls checked.
@@ -43,13 +50,18 @@ class RunnerComm final : public CommService {
     double bytes;
     PreparedCall call;
     bool planned = false;  // planes: checked against its copies, or projected (then `call` is the projection)
+    bool quotiented = false;  // orbits: a replicated call, `call` replaced by its quotient
   };
   PreparedCall prepare(const CommRequest& r);
   Known* find_or_prepare(const CommRequest& r, Known& scratch);
   void plan_planes(const CommRequest& r, Known& k);
+  void plan_orbits(const CommRequest& r, Known& k);  // replica_orbits_comm.cpp
+  void take_quotient(Known& k);
 
   CollectiveRunner& runner_;
-  ReplicaPlanes* planes_;
+  ReplicaPlanes* planes_ = nullptr;
+  ReplicaOrbits* orbits_ = nullptr;
+  std::vector<PreparedCall> copies_;           // plan_orbits(): every replica's call
   std::vector<std::vector<Known>> by_group_;   // by CommRequest::group
   std::vector<std::vector<Known>> by_sender_;  // send/recv, by the sender's GpuId
   std::vector<GpuId> shifted_;                 // plan_planes(): a copy's ranks

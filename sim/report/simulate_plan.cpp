@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -35,6 +36,7 @@ struct Execution {
   bool memo = false;
   size_t memo_distinct = 0, memo_reused = 0;
   size_t checked = 0, projected = 0;  // planes: distinct replicated calls checked, spanning calls projected
+  size_t shared_orbits = 0;           // DP planes: orbits of links that several replicas share
 };
 
 // Network planes: every replicated transfer's copies checked before the run (once per distinct
@@ -43,33 +45,42 @@ struct Execution {
 // plan that cannot be folded is given up before it runs.
 void check_planes_ahead(const CompiledPlan& plan, RunnerComm& comm, bool memo) {
   std::vector<GpuId> ranks;
-  for (const bool spanning : {false, true})
-    for (const Program& p : plan.programs)
-      for (const ProgramOp& op : p.ops) {
-        CommRequest r;
-        r.op = op.comm;
-        r.bytes = Bytes(op.bytes);
-        if (op.kind == OpKind::collective) {
-          const Group& g = plan.groups[op.group];
-          const bool replicated = g.simulated_members == g.ranks.size();
-          if (replicated == spanning || (memo && g.dim == Dim::tp)) continue;
-          ranks.clear();
-          for (uint32_t m : g.ranks) ranks.push_back(GpuId(m));
-          r.group = op.group;
-          r.dim = g.dim;
-          if (replicated) r.copies = static_cast<uint32_t>(plan.fold);
-        } else if (op.kind == OpKind::send && !spanning) {
-          ranks = {GpuId(p.rank), GpuId(op.peer)};
-          r.op = CommOp::send_recv;
-          r.dim = Dim::pp;
-          r.copies = static_cast<uint32_t>(plan.fold);
-        } else {
-          continue;
-        }
-        r.copy_stride = static_cast<uint32_t>(plan.fold_stride);
-        r.ranks = ranks;
-        comm.check_ahead(r);
+  // Each transfer of program `p` that is replicated (or spanning), as the request replica 0 issues.
+  auto visit = [&](const Program& p, bool spanning, auto&& fn) {
+    for (const ProgramOp& op : p.ops) {
+      CommRequest r;
+      r.op = op.comm;
+      r.bytes = Bytes(op.bytes);
+      if (op.kind == OpKind::collective) {
+        const Group& g = plan.groups[op.group];
+        const bool replicated = g.simulated_members == g.ranks.size();
+        if (replicated == spanning || (memo && g.dim == Dim::tp)) continue;
+        ranks.clear();
+        for (uint32_t m : g.ranks) ranks.push_back(GpuId(m));
+        r.group = op.group;
+        r.dim = g.dim;
+        if (replicated) r.copies = static_cast<uint32_t>(plan.fold);
+      } else if (op.kind == OpKind::send && !spanning) {
+        ranks = {GpuId(p.rank), GpuId(op.peer)};
+        r.op = CommOp::send_recv;
+        r.dim = Dim::pp;
+        r.copies = static_cast<uint32_t>(plan.fold);
+      } else {
+        continue;
       }
+      r.copy_stride = static_cast<uint32_t>(plan.fold_stride);
+      r.ranks = ranks;
+      fn(r);
+    }
+  };
+  // Orbits: the first program's spanning transfers checked against what its replicated ones paired,
+  // so that a symmetry that cannot hold is given up before every replica of every call is prepared.
+  if (!plan.programs.empty()) {
+    visit(plan.programs.front(), false, [&](const CommRequest& r) { comm.check_ahead(r); });
+    visit(plan.programs.front(), true, [&](const CommRequest& r) { comm.precheck_spanning(r); });
+  }
+  for (const bool spanning : {false, true})
+    for (const Program& p : plan.programs) visit(p, spanning, [&](const CommRequest& r) { comm.check_ahead(r); });
 }
 
 // One run of `plan` on a fresh simulation and flow network; with `memo` (TP links private, see
@@ -85,9 +96,13 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   CollectiveRunner runner(net, nccl ? *nccl : NcclModelParams{});
   Execution out;
   out.memo = memo;
+  // DP replicas by their orbits (links may be shared, replica_orbits.hpp); TP siblings by planes.
   std::optional<ReplicaPlanes> replica_planes;
-  if (planes) replica_planes.emplace(topo, plan.fold);
-  RunnerComm comm(runner, planes ? &*replica_planes : nullptr);
+  std::optional<ReplicaOrbits> replica_orbits;
+  const bool orbits = planes && plan.fold_dim == Dim::dp;
+  if (planes && !orbits) replica_planes.emplace(topo, plan.fold);
+  if (orbits) replica_orbits.emplace(topo, plan.fold);
+  RunnerComm comm = orbits ? RunnerComm(runner, &*replica_orbits) : RunnerComm(runner, planes ? &*replica_planes : nullptr);
   MemoizedTpComm memo_comm(comm, sim, topo);
   if (planes) check_planes_ahead(plan, comm, memo);
   out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim, !planes);
@@ -95,6 +110,7 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   out.memo_reused = memo_comm.hits();
   out.checked = comm.checked();
   out.projected = comm.projected();
+  if (orbits) out.shared_orbits = replica_orbits->shared_orbits();
   return out;
 }
 
@@ -107,36 +123,65 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   std::string how, planes_note;
   Execution e;
   bool done = false;
-  std::string folding = "off", planes = "off", dp_folding = "off", dp_why, tp_abandoned;
+  std::string folding = "off", planes = "off", dp_folding = "off", dp_why, tp_abandoned, first_why;
   // DP folding first where it folds more ranks than TP folding would (more DP replicas than TP
   // siblings), else only where TP folding is abandoned.
   const bool try_dp = options.symmetry && options.fold_dp && s.parallel.dp > 1;
   const int dp_replicas = try_dp ? RankMapping(s.parallel).size(Dim::dp) : 1;
+  // Whether TP links are private is a property of the whole world's routes, which every compiled
+  // variant (folded in any way, or not) covers: computed once, for the first plan that asks.
+  std::optional<bool> tp_private;
+  auto links_private = [&](const CompiledPlan& plan) {
+    if (!tp_private) tp_private = tp_links_private(plan, topo);
+    return *tp_private;
+  };
+  // DP replicas folded in blocks of 1, 2, 4 replicas (a cyclic symmetry that shifts by a block: a DP
+  // ring alternating hops inside and across leaves maps onto itself only under a shift by 2), while
+  // a block executes fewer ranks than TP folding would.
   auto fold_dp = [&] {
-    run.plan = compile_plan(s, CompileOptions{.fold_dp = true});
-    if (run.plan.fold <= 1) return;
-    const bool memo = s.parallel.tp > 1 && tp_links_private(run.plan, topo);
-    try {
-      e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, memo, true);
-      done = true;
-      dp_folding = "exact";
-      const std::string tp_why = how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
-      how = fmt::format("DP folded (exact: the {} DP replicas' copies of every transfer inside a replica are the same "
-                        "calls on disjoint links of equal bandwidth, renamed ({} distinct calls checked), and the {} "
-                        "distinct DP collectives spanning them load every replica's links alike, so every replica "
-                        "lands with replica 0; only its transfers and the DP collectives ran on the flow network): "
-                        "{} of {} ranks executed",
-                        run.plan.fold, e.checked, e.projected, run.plan.programs.size(), run.plan.world);
-      how += tp_why;
-    } catch (const PlaneMismatch& m) {
-      dp_folding = "abandoned";
-      dp_why = m.what();
+    for (int block = 1; !done && (block == 1 || block * std::max(1, s.parallel.tp) < dp_replicas) &&
+                        dp_replicas % block == 0 && dp_replicas / block > 1;
+         block *= 2) {
+      run.plan = compile_plan(s, CompileOptions{.fold_dp = true, .fold_block = block});
+      if (run.plan.fold <= 1) return;
+      const bool memo = s.parallel.tp > 1 && links_private(run.plan);
+      try {
+        e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, memo, true);
+        done = true;
+        dp_folding = "exact";
+        dp_why.clear();
+        const std::string tp_why = how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
+        if (block == 1 && e.shared_orbits == 0) {
+          how = fmt::format("DP folded (exact: the {} DP replicas' copies of every transfer inside a replica are the same "
+                            "calls on disjoint links of equal bandwidth, renamed ({} distinct calls checked), and the {} "
+                            "distinct DP collectives spanning them load every replica's links alike, so every replica "
+                            "lands with replica 0; only its transfers and the DP collectives ran on the flow network): "
+                            "{} of {} ranks executed",
+                            run.plan.fold, e.checked, e.projected, run.plan.programs.size(), run.plan.world);
+        } else {
+          how = fmt::format("DP folded (exact: blocks of {} DP replicas, {} of them, map onto one another by one permutation "
+                            "of the links ({} distinct calls checked, every block's against the next), which maps each of "
+                            "the {} distinct DP collectives spanning them onto itself, so every block lands with block 0; "
+                            "{} orbits of links are shared by several blocks, each carrying their load: a cyclic symmetry "
+                            "of the max-min system, block 0's transfers and the DP collectives ran on its quotient): "
+                            "{} of {} ranks executed",
+                            block, run.plan.fold, e.checked, e.projected, e.shared_orbits, run.plan.programs.size(),
+                            run.plan.world);
+          if (block > 1) how += fmt::format("; blocks of one replica were not exact ({})", first_why);
+        }
+        how += tp_why;
+      } catch (const PlaneMismatch& m) {
+        dp_folding = "abandoned";
+        dp_why = m.what();
+        if (block == 1) first_why = m.what();
+      }
     }
+    if (!done && !first_why.empty()) dp_why = first_why;
   };
   if (try_dp && (dp_replicas > s.parallel.tp)) fold_dp();
   if (!done && options.symmetry && s.parallel.tp > 1) {
     run.plan = compile_plan(s, CompileOptions{true});
-    const bool memo = tp_links_private(run.plan, topo);
+    const bool memo = links_private(run.plan);
     if (memo) {
       try {
         e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, true, true);
@@ -173,7 +218,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   if (!done && try_dp && dp_replicas <= s.parallel.tp) fold_dp();
   if (!done) {
     run.plan = compile_plan(s, CompileOptions{false});
-    e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && tp_links_private(run.plan, topo), false);
+    e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && links_private(run.plan), false);
     if (how.empty()) how = fmt::format("every rank executed ({} ranks)", run.plan.world);
     planes = "off";
   }

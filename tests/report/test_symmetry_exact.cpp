@@ -64,7 +64,11 @@ TEST_CASE("every shipped scenario: the symmetric run's report is the full run's,
   cases.emplace_back("scenarios/bench/simai-moe-9216-h100.yaml",
                      std::vector<std::string>{"parallel.ep=4", "parallel.dp=16", "parallel.pp=2", "model.layers=8",
                                               "schedule.virtual_stages=2", "training.global_batch=64", "nodes=8"});
-  int dp_folded_moe = 0;
+  // Replicas sharing spine-to-core links, and a DP ring symmetric only under a shift by 2 replicas
+  // (tests/data/symmetry: Llama 3 405B's cluster in miniature): DP folded in blocks of 2 on the
+  // quotient by the replicas' symmetry (plan/replica_orbits.hpp).
+  cases.emplace_back("tests/data/symmetry/shared-uplinks.yaml", std::vector<std::string>{});
+  int dp_folded_moe = 0, shared_orbits = 0;
   for (const auto& [name, overrides] : cases) {
     LoadedScenario s = load_scenario(src + "/" + name, overrides);
     const PlanRun fast = simulate_plan(s.scenario, s.topology, SimulateOptions{true});
@@ -81,9 +85,13 @@ TEST_CASE("every shipped scenario: the symmetric run's report is the full run's,
     }
     CHECK(a == b);
     if (s.scenario.parallel.ep > 1 && fast.report.symmetry.dp_folding == "exact") ++dp_folded_moe;
+    if (fast.report.notes.find("orbits of links are shared") != std::string::npos &&
+        fast.report.notes.find("blocks of 2 DP replicas") != std::string::npos && fast.plan.programs.size() == 32)
+      ++shared_orbits;
     WARN(name << ": dp " << fast.report.symmetry.dp_folding << " " << fast.report.symmetry.dp_abandoned << ", tp "
               << fast.report.symmetry.tp_folding << "/" << fast.report.symmetry.tp_planes << ", executed "
               << fast.plan.programs.size() << " of " << fast.plan.world);
   }
   CHECK(dp_folded_moe >= 1);
+  CHECK(shared_orbits == 1);
 }

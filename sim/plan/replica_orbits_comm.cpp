@@ -1,0 +1,68 @@
+// RunnerComm with ReplicaOrbits (plan/replica_orbits.hpp): replica chains checked, quotients taken.
+#include <algorithm>
+
+#include "sim/core/assert.hpp"
+#include "sim/plan/runner_comm.hpp"
+
+namespace plansim {
+
+// Once per distinct call: a replicated call's copies are paired replica j with replica j+1 (the
+// last with replica 0); a spanning call is replaced by its projection onto the orbit representatives.
+void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
+  PLANSIM_ASSERT(r.replica == 0, "replica orbits: only replica 0 is issued");
+  if (r.copies <= 1) {
+    const PreparedCall p = runner_.remap(k.call, [this](std::span<const LinkId> links, std::vector<LinkId>& kept) {
+      return orbits_->project(links, kept);
+    });
+    if (!p.valid()) throw PlaneMismatch(orbits_->why());
+    k.call = p;
+    ++projected_;
+  } else {
+    PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
+    copies_.assign(1, k.call);
+    for (uint32_t j = 1; j < r.copies; ++j) {
+      shifted_.clear();
+      for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
+      CommRequest copy = r;
+      copy.ranks = shifted_;
+      copy.replica = j;
+      copies_.push_back(prepare(copy));  // not kept in by_group_: `k` lives there
+    }
+    for (uint32_t j = 0; j < r.copies; ++j) {
+      const PreparedCall next = copies_[(j + 1) % r.copies];
+      if (!runner_.same_shape(copies_[j], next,
+                              [&](LinkId a, LinkId b) { return orbits_->pair(static_cast<int>(j), a, b); }))
+        throw PlaneMismatch(orbits_->why().empty() ? "a replica's copy of a transfer runs another algorithm or moves other bytes"
+                                                   : orbits_->why());
+    }
+    ++checked_;
+  }
+  k.planned = true;
+}
+
+void RunnerComm::precheck_spanning(const CommRequest& r) {
+  if (orbits_ == nullptr || r.copies > 1) return;
+  Known scratch{};
+  Known* k = find_or_prepare(r, scratch);
+  if (k->planned) return;
+  runner_.for_each_flow_links(k->call, [this](std::span<const LinkId> links) {
+    if (!orbits_->precheck(links)) throw PlaneMismatch(orbits_->why());
+  });
+}
+
+// A replicated call runs as its quotient (replica 0's flows over orbit representatives), taken at its
+// first start, when every replicated call has been paired. Where every link is its own orbit's
+// representative, once, the quotient is the call itself and the call is kept.
+void RunnerComm::take_quotient(Known& k) {
+  bool changed = false;
+  const PreparedCall q = runner_.remap(k.call, [&](std::span<const LinkId> links, std::vector<LinkId>& out) {
+    if (!orbits_->quotient(links, out)) return false;
+    changed = changed || out.size() != links.size() || !std::equal(out.begin(), out.end(), links.begin());
+    return true;
+  });
+  if (!q.valid()) throw PlaneMismatch(orbits_->why());
+  if (changed) k.call = q;
+  k.quotiented = true;
+}
+
+}  // namespace plansim
