@@ -16,6 +16,7 @@
 #include "sim/calib/run_predict.hpp"
 #include "sim/calib/run_report.hpp"
 #include "sim/io/bench_reader.hpp"
+#include "sim/io/nccl_calibration.hpp"
 #include "sim/io/nccl_tests_reader.hpp"
 #include "sim/io/profile_yaml.hpp"
 #include "sim/io/runs_yaml.hpp"
@@ -120,7 +121,7 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
 }
 
 CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std::vector<std::string>& applies_to,
-                              const std::string& topology, int nodes) {
+                              const std::string& topology, int nodes, const std::string& start) {
   if (inputs.empty())
     throw ConfigError(SourcePos{"plansim calibrate", 0, 0},
                       "give bench JSON files or nccl-tests logs, or --runs RUNS.yaml with --fit KEY");
@@ -131,8 +132,10 @@ CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std:
   }
   if (!topology.empty()) {  // the NCCL model's per-system parameters, fitted by running it (calib/nccl_fit.hpp)
     const Topology topo = load_topology(topology, nodes > 0 ? std::optional<int>(nodes) : std::nullopt);
-    const calib::NcclFit fit = calib::fit_nccl_model(m, topo, NcclModelParams{});
-    return CommandResult{0, calib::nccl_fit_profile_yaml(fit, m, topology, applies_to), "", {calib::format_nccl_fit(fit)}};
+    const NcclModelParams from = start.empty() ? NcclModelParams{} : io::load_nccl_calibration(start);
+    const calib::NcclFit fit = calib::fit_nccl_model(m, topo, from);
+    return CommandResult{0, calib::nccl_fit_profile_yaml(fit, m, topology, applies_to, start), "",
+                         {calib::format_nccl_fit(fit)}};
   }
   const calib::Profile profile = calib::calibrate(m);
   spdlog::info("calibrate: {} collective fit(s), {} GEMM fit(s), {} HBM fit(s) from {} file(s)",

@@ -95,9 +95,10 @@ CommandResult validate_runs(const ValidateRunsRequest& r, std::string* write_exp
 // `plansim calibrate BENCH.json...`: `text` is the profile YAML, `json` empty.
 // Inputs: plansim-hw bench JSON and nccl-tests logs (stdout or -J JSON). With `topology`, the NCCL
 // model's per-system parameters are fitted on it (`nodes` > 0 overrides its servers). messages[0] is
-// the fit's residual table.
+// the fit's residual table. `start` (a calibration profile or NCCL calibration file; empty = NCCL's
+// documented defaults) holds the parameters the fit does not touch (e.g. Ampere's channel caps).
 CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std::vector<std::string>& applies_to,
-                              const std::string& topology = "", int nodes = 0);
+                              const std::string& topology = "", int nodes = 0, const std::string& start = "");
 // `plansim calibrate --runs`: `text` is the profile YAML, messages[0] the fit table, `json` the fit.
 struct CalibrateRunsRequest {
   std::string runs;

@@ -20,6 +20,7 @@ struct Args {
   bool no_loo = false;
   std::string topology;  // bench collectives: fit the NCCL model on this topology (calib/nccl_fit.hpp)
   int nodes = 0;
+  std::string start;     // with --topology: the parameters the fit starts from and keeps
 };
 
 }  // namespace
@@ -44,6 +45,8 @@ Command add_calibrate_command(CLI::App& app) {
                   "with bench JSON: fit the NCCL model's parameters (efficiency, extra latency) on this topology");
   sub->add_option("--nodes", args->nodes, "override the topology's number of servers (with --topology)")
       ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--calibration", args->start,
+                  "with --topology: the profile whose NCCL parameters the fit starts from and keeps (default: NCCL's)");
   sub->add_option("-j,--jobs", args->runs.threads, "simulations at once (0 = one per core)")->capture_default_str();
   return {sub, [args] {
             check_output_path("--output", args->output);
@@ -61,7 +64,7 @@ Command add_calibrate_command(CLI::App& app) {
               return kExitOk;
             }
             const api::CommandResult r =
-                api::calibrate_bench(args->inputs, args->runs.applies_to, args->topology, args->nodes);
+                api::calibrate_bench(args->inputs, args->runs.applies_to, args->topology, args->nodes, args->start);
             write_output(args->output, r.text);
             // The residual table goes where the profile does not.
             if (args->output == "-") std::fputs(r.messages.front().c_str(), stderr);

@@ -1,5 +1,7 @@
 #include "sim/calib/nccl_fit.hpp"
 
+#include "sim/calib/nccl_params_yaml.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,15 +65,26 @@ struct GridPoint {
   std::vector<double> model;
 };
 
-// Best (efficiency, extra latency) over the grid for the cases in `use`.
+// Best (efficiency, extra latency) over the grid for the cases in `use`, in two stages when some of
+// them are large (>= 64 MiB, where the bandwidth term dominates): the efficiency from the large cases
+// alone, then the extra latency from all of them at that efficiency. A joint fit would let the many
+// small rows (latency-bound, where the model's per-protocol latencies are least certain) pull the
+// bandwidth away from the plateau the large rows measure.
 std::pair<double, double> search(const std::vector<GridPoint>& grid, const std::vector<Case>& cases,
                                  const std::vector<bool>& use) {
-  double best_e = grid.front().e, best_x = 0, best = INFINITY;
+  constexpr double kLarge = 64.0 * 1048576;
+  std::vector<bool> large(use.size(), false);
+  bool any_large = false;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (use[i] && cases[i].s->size_bytes >= kLarge) large[i] = any_large = true;
+  const std::vector<bool>& stage1 = any_large ? large : use;
+  const GridPoint* best_g = &grid.front();
+  double best = INFINITY;
   for (const auto& g : grid) {
-    const auto [x, sse] = best_extra(cases, g.model, use);
-    if (sse < best) best = sse, best_e = g.e, best_x = x;
+    const double sse = best_extra(cases, g.model, stage1).second;
+    if (sse < best) best = sse, best_g = &g;
   }
-  return {best_e, best_x};
+  return {best_g->e, best_extra(cases, best_g->model, use).first};
 }
 
 }  // namespace
@@ -94,16 +107,28 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     if (!(s.time_s > 0)) throw ConfigError(s.pos, "a collective time must be positive");
     cases.push_back({&s, *op, algo});
   }
-  // Which efficiency bounds the groups at their largest size.
+  // Which efficiency bounds the groups: each row's bounding link kind (network when its group spans
+  // servers, NVLS when `auto` runs NVLS for it, else NVLink or PCIe), counted over the rows of the
+  // largest size class (>= 64 MiB when there are such rows, else all); the most frequent one is fitted
+  // (ties: the largest row's). The others stay at `start`.
+  NcclFit f;
+  auto key_of = [&](const Case& c) -> std::string {
+    std::vector<GpuId> group;
+    for (int i = 0; i < c.s->nranks; ++i) group.push_back(GpuId::from(i));
+    if (distinct_hosts(topo, group) > 1) return "network";
+    if (measure_collective(topo, start, c.op, c.s->nranks, Bytes(c.s->size_bytes), c.algo).algorithm == "nvls")
+      return "nvls";
+    return intra_hw_kind(topo, group) == HwKind::nvlink ? "nvlink" : "pcie";
+  };
   const Case& big = *std::max_element(cases.begin(), cases.end(),
                                       [](const Case& a, const Case& b) { return a.s->size_bytes < b.s->size_bytes; });
-  std::vector<GpuId> group;
-  for (int i = 0; i < big.s->nranks; ++i) group.push_back(GpuId::from(i));
-  NcclFit f;
-  if (distinct_hosts(topo, group) > 1) f.efficiency_key = "network";
-  else if (measure_collective(topo, start, big.op, big.s->nranks, Bytes(big.s->size_bytes), big.algo).algorithm == "nvls")
-    f.efficiency_key = "nvls";
-  else f.efficiency_key = intra_hw_kind(topo, group) == HwKind::nvlink ? "nvlink" : "pcie";
+  const double large = std::min(64.0 * 1048576, big.s->size_bytes);
+  std::map<std::string, int> votes;
+  for (const Case& c : cases)
+    if (c.s->size_bytes >= large) ++votes[key_of(c)];
+  f.efficiency_key = key_of(big);
+  for (const auto& [k, n] : votes)
+    if (n > votes[f.efficiency_key]) f.efficiency_key = k;
 
   std::vector<GridPoint> grid;
   for (int k = 5; k <= 100; ++k) {
@@ -154,11 +179,35 @@ std::string format_nccl_fit(const NcclFit& f) {
                      r.sample->size_bytes, bus / r.sample->time_s / 1e9, bus / r.predicted_s / 1e9,
                      err(r.predicted_s), err(r.loo_predicted_s));
   }
+  if (f.loo_by != "file") return t;
+  // Per table (input file): mean |error| in-sample and leave-one-out, at >= 1 MiB and below.
+  struct Sums {
+    double in[2] = {0, 0}, loo[2] = {0, 0};
+    int n[2] = {0, 0};
+  };
+  std::map<std::string, Sums> by_file;
+  std::vector<std::string> order;
+  for (const auto& r : f.residuals) {
+    auto err = [&](double pred) { return pred > 0 ? std::abs(r.sample->time_s / pred - 1) * 100 : 0.0; };
+    if (!by_file.count(r.sample->pos.file)) order.push_back(r.sample->pos.file);
+    Sums& s = by_file[r.sample->pos.file];
+    const int b = r.sample->size_bytes >= 1048576 ? 0 : 1;
+    s.in[b] += err(r.predicted_s), s.loo[b] += err(r.loo_predicted_s), ++s.n[b];
+  }
+  t += "# leave-one-out by table: mean |busbw error| in-sample / with the table left out of the fit\n";
+  t += fmt::format("# {:>6} {:>22} {:>22}  {}\n", "rows", ">= 1 MiB", "< 1 MiB", "table");
+  for (const auto& file : order) {
+    const Sums& s = by_file[file];
+    auto cell = [&](int b) {
+      return s.n[b] ? fmt::format("{:.1f} / {:.1f} % ({})", s.in[b] / s.n[b], s.loo[b] / s.n[b], s.n[b]) : std::string("-");
+    };
+    t += fmt::format("  {:>6} {:>22} {:>22}  {}\n", s.n[0] + s.n[1], cell(0), cell(1), file);
+  }
   return t;
 }
 
 std::string nccl_fit_profile_yaml(const NcclFit& f, const Measurements& m, const std::string& topology,
-                                  const std::vector<std::string>& applies_to) {
+                                  const std::vector<std::string>& applies_to, const std::string& start) {
   std::string y = "# plansim calibration profile (README \"Calibration profiles\"), written by `plansim calibrate "
                   "--topology`:\n# the NCCL model's per-system parameters fitted to measured collectives "
                   "(sim/calib/nccl_fit.hpp).\n";
@@ -180,12 +229,11 @@ std::string nccl_fit_profile_yaml(const NcclFit& f, const Measurements& m, const
     y += "]\n";
   }
   y += "source:\n";
-  y += fmt::format("  summary: {}\n", yaml_quoted("NCCL model fitted on topology " + topology));
+  y += fmt::format("  summary: {}\n", yaml_quoted("NCCL model fitted on topology " + topology +
+                                                 (start.empty() ? std::string() : ", starting from " + start)));
   y += "  data:\n";
   for (const auto& s : m.sources) y += fmt::format("    - {}\n", yaml_quoted(s));
-  y += "collectives:\n";
-  y += fmt::format("  efficiency:\n    {}: {:.2f}\n", f.efficiency_key, f.efficiency);
-  y += fmt::format("  extra_latency: {:.2f} us\n", f.extra_latency_us);
+  y += nccl_params_yaml(f.params, f.efficiency_key);
   return y;
 }
 

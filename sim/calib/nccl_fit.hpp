@@ -7,6 +7,8 @@
 //     0.01 over [0.05, 1];
 //   * the per-call extra latency, for each efficiency the closed-form least-squares value (>= 0) of the
 //     relative residuals (t_model + x - t) / t.
+//   When some rows are >= 64 MiB, the efficiency is chosen on those rows alone (the bandwidth plateau)
+//   and the extra latency then on all rows at that efficiency.
 // Every other parameter stays at `start` (NCCL's tuning.cc constants, or the profile given). Residuals
 // are reported per sample, and leave-one-out: by input file (one nccl-tests table per file) when there
 // are several, else by sample.
@@ -41,6 +43,6 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
 std::string format_nccl_fit(const NcclFit& f);
 // A calibration profile with the fitted `collectives:` section.
 std::string nccl_fit_profile_yaml(const NcclFit& f, const Measurements& m, const std::string& topology,
-                                  const std::vector<std::string>& applies_to);
+                                  const std::vector<std::string>& applies_to, const std::string& start = "");
 
 }  // namespace plansim::calib

@@ -88,7 +88,7 @@ PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes b
   }
   f.bytes = bytes;
   f.latency = hop * steps;
-  f.pipeline_steps = std::max(1, steps);
+  f.pipeline_steps = 1;  // no fill: see algorithm.hpp
   f.step_bytes = steps > 0 ? bytes / steps : bytes;
   return f;
 }

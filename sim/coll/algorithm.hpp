@@ -76,6 +76,11 @@ size_t ring_all_gather(ChunkSchedule& s, size_t first, const std::vector<int>& p
                        const std::vector<std::vector<int>>& groups);
 ChunkStep& step_at(ChunkSchedule& s, size_t index);
 // One ring flow over ranks r[0..m-1] (hops r[i] -> r[i+1 mod m]) moving `bytes` through every hop.
+// A ring pays no pipeline fill (pipeline_steps = 1): every rank starts step 0 with its own data, and
+// step k of a slice on hop i only waits for step k-1 of the same slice on hop i-1, which the previous
+// hop finished one slice-time earlier, so every hop streams from the first byte (NCCL's own model
+// for Ring is latency + S / busBw with no fill term: src/graph/tuning.cc ncclTopoGetAlgoTime, 2.19-2.27).
+// Its `steps` still count for the per-hop latency.
 PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes bytes, int steps);
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
 

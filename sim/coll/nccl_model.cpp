@@ -52,6 +52,10 @@ bool NcclModelParams::protocol_enabled(LatencyClass c, Protocol p) const {
          protocol_efficiency[static_cast<size_t>(p)] > 0;
 }
 
+bool protocol_on_by_default(Protocol p, HwKind intra) {
+  return p != Protocol::ll128 || intra == HwKind::nvlink;
+}
+
 HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks) {
   // The first pair of ranks sharing a server decides (O(n) with a host -> first rank map).
   std::unordered_map<int, GpuId> first;

@@ -96,6 +96,13 @@ struct NcclModelParams {
   [[nodiscard]] bool protocol_enabled(LatencyClass c, Protocol p) const;
 };
 
+// Whether NCCL enables protocol `p` by default (NCCL_PROTO unset) for a group whose intra-server
+// steps use `intra`. NVIDIA/nccl src/graph/tuning.cc (2.19-2.27, ncclTopoTuneModel): "Enable LL128 by
+// default only on Volta/Ampere/Hopper+NVLink. Other cases are not tested and may cause silent data
+// corruption" -- pEnable &= (graphs[a]->typeIntra <= PATH_NVB): LL128 is off when the GPUs of a
+// server reach each other over PCIe or through the host (a PCIe box, P2P off), whatever the GPU.
+bool protocol_on_by_default(Protocol p, HwKind intra);
+
 // The kind of interconnect the group's intra-server steps use (NVLink if a same-server pair routes
 // over NVLink, else PCI).
 HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);

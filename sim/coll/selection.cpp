@@ -41,16 +41,17 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
                                          to_string(call.op), call.ranks.size()));
     algos.push_back(a);
   }
+  const HwKind intra = intra_hw_kind(topo, call.ranks);
   std::vector<Protocol> protos;
   if (call.protocol == "auto") {
-    protos = {Protocol::ll, Protocol::ll128, Protocol::simple};
+    for (Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple})
+      if (protocol_on_by_default(p, intra)) protos.push_back(p);
   } else {
     auto p = protocol_from_string(call.protocol);
     if (!p) throw ConfigError(pos, fmt::format("unknown protocol '{}' (known: auto, LL, LL128, Simple)", call.protocol));
     protos = {*p};
   }
   LoweringContext ctx{&topo, call.op, call.ranks, call.bytes, call.root, std::max(1, m.channels)};
-  const HwKind intra = intra_hw_kind(topo, call.ranks);
   CollectiveChoice best;
   bool found = false;
   for (const CollectiveAlgorithm* a : algos) {

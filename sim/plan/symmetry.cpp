@@ -92,7 +92,7 @@ Time MemoizedTpComm::time_of(const CommRequest& r) {
   if (it == cache_.end()) {
     Simulation scratch;
     FlowNetwork net(scratch, topo_);
-    CollectiveRunner runner(net);
+    CollectiveRunner runner(net, nccl_);
     RunnerComm comm(runner);
     comm.start(r, [] {});
     scratch.run();

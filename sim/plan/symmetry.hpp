@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/coll/nccl_model.hpp"
 #include "sim/plan/executor.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -33,8 +34,10 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo);
 
 class MemoizedTpComm final : public CommService {
  public:
-  MemoizedTpComm(CommService& inner, Simulation& sim, const Topology& topo)
-      : inner_(inner), sim_(sim), topo_(topo) {}
+  // `nccl`: the NCCL parameters the run uses (its calibration's collectives; the memo must time TP
+  // collectives with them, as the full run does), or the documented defaults.
+  MemoizedTpComm(CommService& inner, Simulation& sim, const Topology& topo, const NcclModelParams& nccl = {})
+      : inner_(inner), sim_(sim), topo_(topo), nccl_(nccl) {}
   void start(const CommRequest& request, std::function<void()> on_done) override;
   [[nodiscard]] size_t hits() const { return hits_; }
   [[nodiscard]] size_t misses() const { return cache_.size(); }
@@ -49,6 +52,7 @@ class MemoizedTpComm final : public CommService {
   CommService& inner_;
   Simulation& sim_;
   const Topology& topo_;
+  NcclModelParams nccl_;
   std::map<std::vector<int>, int> shapes_;  // shape -> id
   std::vector<int> group_shape_;            // by CommRequest::group: shape id, -1 not yet known
   std::map<Key, Time> cache_;

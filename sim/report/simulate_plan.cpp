@@ -103,7 +103,7 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   if (planes && !orbits) replica_planes.emplace(topo, plan.fold);
   if (orbits) replica_orbits.emplace(topo, plan.fold);
   RunnerComm comm = orbits ? RunnerComm(runner, &*replica_orbits) : RunnerComm(runner, planes ? &*replica_planes : nullptr);
-  MemoizedTpComm memo_comm(comm, sim, topo);
+  MemoizedTpComm memo_comm(comm, sim, topo, nccl ? *nccl : NcclModelParams{});
   if (planes) check_planes_ahead(plan, comm, memo);
   out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim, !planes);
   out.memo_distinct = memo_comm.misses();

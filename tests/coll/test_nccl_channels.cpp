@@ -75,7 +75,22 @@ TEST_CASE("channels: LL128's bus bandwidth is at most channels x the per-channel
   CHECK(c.predicted.seconds() == Approx(bus / 20e9).epsilon(1e-9));
 }
 
-TEST_CASE("pipeline fill: min(stages - 1, pipeline_depth) chunks per flow, however long the ring", "[coll]") {
+TEST_CASE("pipeline fill: a ring pays none (every rank starts with its own data)", "[coll]") {
+  const Rate B = GBps(100);
+  const double chunk = 1048576.0;
+  for (int n : {2, 4, 64}) {
+    const Topology topo = test::ring_topology(n, B, Time::zero());
+    NcclModelParams m = NcclModelParams::ideal();
+    m.pipeline_chunk_bytes = {0.0, 0.0, chunk};
+    m.pipeline_depth = 8;
+    for (double S : {64.0 * n * chunk, 0.5 * n * chunk}) {  // stages hold more / less than a chunk
+      INFO(n << " ranks, " << S << " B");
+      CHECK(run_seconds(topo, ring_call(n, S, "Simple"), m) == Approx(2.0 * (n - 1) / n * S / B.value()).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("pipeline fill: a chain pays min(stages - 1, pipeline_depth) chunks, however long", "[coll]") {
   const Rate B = GBps(100);
   const double chunk = 1048576.0;
   for (int n : {4, 64}) {
@@ -83,11 +98,10 @@ TEST_CASE("pipeline fill: min(stages - 1, pipeline_depth) chunks per flow, howev
     NcclModelParams m = NcclModelParams::ideal();
     m.pipeline_chunk_bytes = {0.0, 0.0, chunk};
     m.pipeline_depth = 8;
-    const double S = 64.0 * n * chunk;  // every stage holds more than a chunk
-    const int stages = 2 * (n - 1);
-    const double fill = std::min(stages - 1, 8) * chunk;
-    CHECK(run_seconds(topo, ring_call(n, S, "Simple"), m) ==
-          Approx((2.0 * (n - 1) / n * S + fill) / B.value()).epsilon(1e-9));
+    const double S = 64.0 * chunk;
+    const double fill = std::min(n - 2, 8) * chunk;  // n - 1 hops in the line from the root
+    const CollectiveCall call{CollOp::broadcast, test::first_gpus(n), Bytes(S), 0, "chain", "Simple"};
+    CHECK(run_seconds(topo, call, m) == Approx((S + fill) / B.value()).epsilon(1e-9));
   }
 }
 

@@ -15,11 +15,19 @@ expect_exit 2 "$plansim" calibrate
 
 # --topology: the NCCL model's parameters fitted to the 2x8 H200 table (profile on stdout, residuals on stderr);
 # a topology that is not there, or a row the model cannot run on it, is one line and exit 2.
-dc="$src/validate/nccl/bench/datacrunch_h200_2node_all_reduce.json"
+dc="$src/validate/nccl/bench/datacrunch_2node_16xh200_allreduce.json"
 expect_stdout '^    network: 0\.[0-9]+$' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 2
 expect_stderr 'leave-one-out by sample' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 2
 expect_exit 2 "$plansim" calibrate "$dc" --topology "$tmp/no_such_topology.yaml"
 expect_stderr '16 ranks on topology' "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --nodes 1
+# --calibration START: the start profile's constants (Ampere channel caps) are kept in the written profile;
+# several tables: leave-one-out by table, summarised per table.
+b="$src/validate/nccl/bench"
+expect_stdout '^    LL128: 20 GB/s$' "$plansim" calibrate "$b/rtx4090_docker_2gpu.json" --topology "$src/topologies/pcie-8gpu.yaml" \
+  --calibration "$src/validate/calibration/start/ampere.yaml"
+expect_stderr 'leave-one-out by table' "$plansim" calibrate "$b/rtx4090_docker_2gpu.json" "$b/rtx4090_docker_4gpu.json" \
+  --topology "$src/topologies/pcie-8gpu.yaml" --calibration "$src/validate/calibration/start/ampere.yaml"
+expect_exit 2 "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --calibration "$tmp/no_such_profile.yaml"
 
 # --runs round trip: "measure" three small plans with plansim itself at a known attention_efficiency (0.4),
 # fit that key from the built-in default, and check that the fit finds 0.4 and that the profile it wrote

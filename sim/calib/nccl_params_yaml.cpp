@@ -1,0 +1,66 @@
+#include "sim/calib/nccl_params_yaml.hpp"
+
+#include <fmt/format.h>
+
+namespace plansim::calib {
+namespace {
+
+const char* kProtoNames[] = {"LL", "LL128", "Simple"};
+const char* kClassNames[] = {"ring", "tree", "nvls"};
+const char* kHwNames[] = {"nvlink", "pci", "net"};
+
+std::string per_proto(const NcclModelParams::PerProto& v) { return fmt::format("[{}, {}, {}]", v[0], v[1], v[2]); }
+
+std::string per_class(const NcclModelParams::PerClass& v, const NcclModelParams::PerClass& d, const std::string& pad) {
+  std::string t;
+  for (size_t c = 0; c < v.size(); ++c)
+    if (v[c] != d[c]) t += fmt::format("{}{}: {}\n", pad, kClassNames[c], per_proto(v[c]));
+  return t;
+}
+
+}  // namespace
+
+std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always_efficiency_key) {
+  const NcclModelParams d;
+  std::string y = "collectives:\n";
+  std::string eff;
+  const std::pair<const char*, std::pair<double, double>> effs[] = {
+      {"nvlink", {p.nvlink_efficiency, d.nvlink_efficiency}},   {"pcie", {p.pcie_efficiency, d.pcie_efficiency}},
+      {"network", {p.network_efficiency, d.network_efficiency}}, {"other", {p.other_efficiency, d.other_efficiency}},
+      {"nvls", {p.nvls_efficiency, d.nvls_efficiency}}};
+  for (const auto& [name, v] : effs)
+    if (v.first != v.second || always_efficiency_key == name) eff += fmt::format("    {}: {:.2f}\n", name, v.first);
+  if (!eff.empty()) y += "  efficiency:\n" + eff;
+  std::string proto;
+  for (size_t i = 0; i < 3; ++i)
+    if (p.protocol_efficiency[i] != d.protocol_efficiency[i])
+      proto += fmt::format("    {}: {}\n", kProtoNames[i], p.protocol_efficiency[i]);
+  if (!proto.empty()) y += "  protocol_efficiency:\n" + proto;
+  if (p.channels != d.channels) y += fmt::format("  channels: {}\n", p.channels);
+  if (p.nccl_channels != d.nccl_channels) y += fmt::format("  nccl_channels: {}\n", p.nccl_channels);
+  if (p.pipeline_depth != d.pipeline_depth) y += fmt::format("  pipeline_depth: {}\n", p.pipeline_depth);
+  std::string cap;
+  for (size_t i = 0; i < 3; ++i)
+    if (p.channel_cap_GBps[i] != d.channel_cap_GBps[i])
+      cap += fmt::format("    {}: {} GB/s\n", kProtoNames[i], p.channel_cap_GBps[i]);
+  if (!cap.empty()) y += "  channel_cap:\n" + cap;
+  if (p.ll_max_GBps != d.ll_max_GBps) y += fmt::format("  ll_max: {} GB/s\n", p.ll_max_GBps);
+  std::string chunk;
+  for (size_t i = 0; i < 3; ++i)
+    if (p.pipeline_chunk_bytes[i] != d.pipeline_chunk_bytes[i])
+      chunk += fmt::format("    {}: {:.0f} B\n", kProtoNames[i], p.pipeline_chunk_bytes[i]);
+  if (!chunk.empty()) y += "  pipeline_chunk:\n" + chunk;
+  y += fmt::format("  extra_latency: {:.2f} us\n", p.extra_latency_us);
+  if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {} us\n", p.net_latency_us);
+  if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
+  if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())
+    y += "  base_latency_us:\n" + b;
+  std::string hw;
+  for (size_t k = 0; k < 3; ++k)
+    if (const std::string c = per_class(p.hw_latency_us[k], d.hw_latency_us[k], "      "); !c.empty())
+      hw += fmt::format("    {}:\n{}", kHwNames[k], c);
+  if (!hw.empty()) y += "  hw_latency_us:\n" + hw;
+  return y;
+}
+
+}  // namespace plansim::calib
