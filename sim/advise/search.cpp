@@ -15,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/io/scenario_loader.hpp"
 #include "sim/model/memory.hpp"
+#include "sim/plan/a2a_overlap.hpp"
 #include "sim/plan/layer_partition.hpp"
 #include "sim/report/plan_bound.hpp"
 #include "sim/report/simulate_plan.hpp"
@@ -97,7 +98,8 @@ double estimate_memory_gib(const Scenario& s) {
   // Stage 0's activations as its schedule order keeps them (1F1B: min(pp, m) chunks; interleaved:
   // min(m·v, pp·v + pp − 1); zero-bubble / DualPipe: full and weight-gradient shares, holding.hpp).
   const auto sched = make_schedule(s.schedule.kind);
-  const StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
+  StageOrders orders = sched->build({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
+  if (s.schedule.moe_a2a_overlap) pair_for_a2a_overlap(orders);  // as compile_plan runs it
   const PipelineLayout lay = sched->layout({s.parallel.pp, s.micro_batches(), s.schedule.virtual_stages});
   const auto chunk_layers = layers_per_chunk(lay, LayerPartition(s.model.layers, lay.pieces(), s.parallel.stage_layers,
                                                                     s.parallel.split_embedding, s.parallel.split_loss));

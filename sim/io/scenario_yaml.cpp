@@ -29,10 +29,10 @@ const std::vector<std::string>& key_paths() {
       "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
       "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every",
-      "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.sequence_parallel",
+      "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.ep_dispatcher", "parallel.sequence_parallel",
       "parallel.zero", "parallel.order", "parallel.stage_layers", "parallel.pipeline_split",
       "parallel.pipeline_split.embedding", "parallel.pipeline_split.loss",
-      "schedule.kind", "schedule.virtual_stages",
+      "schedule.kind", "schedule.virtual_stages", "schedule.moe_a2a_overlap",
       "training.global_batch", "training.micro_batch", "training.recompute", "training.attention", "training.grad_bucket",
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
@@ -153,6 +153,8 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
       f.fail(n, fmt::format("tp·pp·dp·cp = {}·{}·{}·{} is more than {} GPUs, the cap (README 'Limits')", p.tp, p.pp,
                             p.dp, p.cp, io::with_commas(lim::kMaxGpus)));
   p.sequence_parallel = flag(m, "sequence_parallel", false);
+  if (m.choice_or("ep_dispatcher", {"alltoall", "hierarchical"}, "alltoall") == "hierarchical")
+    p.ep_dispatcher = ParallelSpec::EpDispatcher::hierarchical;
   if (m.has("zero")) {
     YAML::Node z = m.get("zero");
     p.zero = m.required<int>("zero");
@@ -208,6 +210,7 @@ ScheduleSpec read_schedule(const YamlFile& f, const YAML::Node& n) {
   s.virtual_stages = m.positive_int_or("virtual_stages", 1, lim::kMaxVirtualStages);
   if (s.virtual_stages > 1 && s.kind != "interleaved")
     f.fail(m.require("virtual_stages"), "virtual_stages > 1 needs kind: interleaved");
+  s.moe_a2a_overlap = flag(m, "moe_a2a_overlap", false);
   m.finish();
   return s;
 }
@@ -294,6 +297,14 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
   if (s.training.global_batch / per_step > lim::kMaxMicroBatches)
     f.fail(tr, fmt::format("{} micro-batches per iteration (global_batch / (micro_batch·dp)) is more than {}, the cap "
                            "(README 'Limits')", s.training.global_batch / per_step, io::with_commas(lim::kMaxMicroBatches)));
+  if (s.schedule.moe_a2a_overlap) {  // Megatron-Bridge comm_overlap.py's checks
+    YAML::Node flag_node = root.require("schedule")["moe_a2a_overlap"];
+    if (!m.moe || p.ep == 1) f.fail(flag_node, "moe_a2a_overlap needs an MoE model with ep > 1");
+    if (p.pp > 1 && s.schedule.kind != "interleaved")
+      f.fail(flag_node, "moe_a2a_overlap with pp > 1 needs kind: interleaved (Megatron-Core's combined 1F1B)");
+    if (p.pp == 1 && s.schedule.kind != "1f1b" && s.schedule.kind != "interleaved")
+      f.fail(flag_node, "moe_a2a_overlap needs kind: 1f1b or interleaved");
+  }
   const int v = s.schedule.virtual_stages;
   if (!p.stage_layers.empty()) {
     YAML::Node sl = par["stage_layers"];
@@ -377,6 +388,7 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
     }
   }
   r.finish();
+  if (topo->num_hosts() > 0) s.parallel.node_gpus = static_cast<int>(topo->num_gpus() / static_cast<size_t>(topo->num_hosts()));
   io::resolve_calibration(f, tn, calibration, topo->gpu_spec().model, s);
   check_consistency(f, r, s, topo->num_gpus());
   Topology used = io::select_plan_gpus(f, plan_gpus, std::move(*topo), s.parallel.world());

@@ -1,6 +1,7 @@
 #include "sim/plan/plan_compiler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,8 @@
 #include "sim/plan/finetune.hpp"
 #include "sim/plan/grad_buckets.hpp"
 #include "sim/plan/layer_partition.hpp"
+#include "sim/plan/a2a_overlap.hpp"
+#include "sim/plan/ep_dispatch.hpp"
 #include "sim/plan/pair_interleave.hpp"
 #include "sim/plan/plan_costs.hpp"
 #include "sim/plan/rank_mapping.hpp"
@@ -54,6 +57,7 @@ struct Context {
   bool split;
   int nvs;
   double act_bytes, pp_bytes, kv_bytes, a2a_bytes;
+  double token_bytes;  // one micro-batch's tokens on a rank, hidden states (the hierarchical dispatcher's unit)
 };
 
 class RankBuilder {
@@ -68,7 +72,19 @@ class RankBuilder {
     p.stage = coords_[Dim::pp];
     tp_ = c.groups->id(Dim::tp, c.map->group(r, {Dim::tp}));
     cp_ = c.groups->id(Dim::cp, c.map->group(r, {Dim::cp}));
-    ep_ = c.groups->id(Dim::ep, c.map->group(r, {Dim::ep}));
+    const std::vector<int> ep_members = c.map->group(r, {Dim::ep});
+    ep_ = c.groups->id(Dim::ep, ep_members);
+    if (par.ep_dispatcher == ParallelSpec::EpDispatcher::hierarchical && s_.model.moe && par.ep > 1) {
+      const EpSplit split = split_ep_group(ep_members, r, par.node_gpus);
+      if (!split.across.empty()) {
+        ep_across_ = c.groups->id(Dim::ep, split.across);
+        ep_within_ = c.groups->id(Dim::ep, split.within);
+        // Each token once to every server holding one of its experts: the buffer of an all-to-all over
+        // one rank per server, whose (n−1)/n part leaves this server.
+        const auto servers = static_cast<int>(split.across.size());
+        ep_across_bytes_ = c.token_bytes * expected_servers_hit(s_.model.moe->experts, s_.model.moe->top_k, servers);
+      }
+    }
     const std::vector<int> dp_members = data_parallel_members(r);
     dp_ = c.groups->id(Dim::dp, dp_members);
     dp_size_ = static_cast<int>(dp_members.size());
@@ -237,6 +253,18 @@ class RankBuilder {
     uint32_t c = coll(StreamKind::tp_comm, CommOp::all_gather, tp_, c_.act_bytes, ph, mb, {dep});
     return s_.training.overlap.tp_comm ? dep : c;
   }
+  // The MoE block's token exchange before (`to_experts`) or after its expert compute (plan/ep_dispatch.hpp):
+  // one all-to-all over the EP group, or the hierarchical dispatcher's across-server then within-server
+  // pair (the combine: within, then across).
+  uint32_t ep_exchange(uint32_t dep, Phase ph, int mb, bool to_experts) {
+    if (s_.parallel.ep == 1) return dep;
+    if (ep_across_ == kNone) return coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {dep});
+    const std::pair<uint32_t, double> across{ep_across_, ep_across_bytes_}, within{ep_within_, c_.a2a_bytes};
+    uint32_t d = dep;
+    for (const auto& [group, bytes] : to_experts ? std::array{across, within} : std::array{within, across})
+      d = coll(StreamKind::ep_comm, CommOp::all_to_all, group, bytes, ph, mb, {d});
+    return d;
+  }
   // ZeRO-3: gather layer l's parameters, at most one layer ahead of the compute stream.
   uint32_t zero3_gather(int l, Phase ph, int mb) {
     if (s_.parallel.zero < 3 || s_.parallel.dp == 1) return kNone;
@@ -257,9 +285,9 @@ class RankBuilder {
     uint32_t a = compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg});
     d = tp_after(a, ph, mb);
     d = tp_before(d, ph, mb);
-    if (moe && s_.parallel.ep > 1) d = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {d});
+    if (moe) d = ep_exchange(d, ph, mb, true);
     uint32_t m = compute(c_.costs->forward(1, moe), ph, mb, recompute, {d});
-    if (moe && s_.parallel.ep > 1) m = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {m});
+    if (moe) m = ep_exchange(m, ph, mb, false);
     return tp_after(m, ph, mb);
   }
 
@@ -274,9 +302,9 @@ class RankBuilder {
     uint32_t d = in;
     const uint32_t g = zero3_gather(l, ph, mb);
     d = tp_before(d, ph, mb);
-    if (moe && s_.parallel.ep > 1) d = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {d});
+    if (moe) d = ep_exchange(d, ph, mb, true);
     uint32_t m = compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g});
-    if (moe && s_.parallel.ep > 1) m = coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {m});
+    if (moe) m = ep_exchange(m, ph, mb, false);
     uint32_t grads = m, out = m;
     if (attn.has_backward()) {
       d = tp_after(m, ph, mb);
@@ -425,6 +453,8 @@ class RankBuilder {
   const Scenario& s_;
   RankCoords coords_;
   uint32_t tp_ = 0, cp_ = 0, ep_ = 0, dp_ = 0, mp_ = 0;  // expert gradients ride in the dense DP buckets
+  uint32_t ep_across_ = kNone, ep_within_ = kNone;        // hierarchical dispatcher's groups (kNone: flat)
+  double ep_across_bytes_ = 0;
   int dp_size_ = 1;
   std::map<uint32_t, uint32_t> seq_;
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
@@ -446,7 +476,8 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   auto sched = make_schedule(s.schedule.kind);
   const ScheduleShape shape{par.pp, plan.micro_batches, s.schedule.virtual_stages};
   const PipelineLayout lay = sched->layout(shape);
-  const StageOrders orders = sched->build(shape);
+  StageOrders orders = sched->build(shape);
+  if (s.schedule.moe_a2a_overlap) pair_for_a2a_overlap(orders);
   check_orders(orders, lay, sched->splits_backward());
 
   RankMapping map(par);
@@ -457,7 +488,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   const LayerPartition layers(s.model.layers, lay.pieces(), par.stage_layers, par.split_embedding, par.split_loss);
   const auto chunk_layers = layers_per_chunk(lay, layers);
   plan.held = stage_holdings(orders, sched->splits_backward(), &chunk_layers);
-  Context c{&s, &map, &costs, &groups, &orders, &lay, &layers, sched->splits_backward(), lay.pieces(), 0, 0, 0, 0};
+  Context c{&s, &map, &costs, &groups, &orders, &lay, &layers, sched->splits_backward(), lay.pieces(), 0, 0, 0, 0, 0};
   c.act_bytes = tokens * static_cast<double>(s.model.hidden) * e;
   c.pp_bytes = c.act_bytes / (par.sequence_parallel ? par.tp : 1);
   c.kv_bytes = static_cast<double>(s.training.micro_batch * s.model.seq_len) * 2 * s.model.kv_heads *
@@ -470,6 +501,7 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
     c.a2a_bytes = moe->capacity_factor
                       ? std::ceil(*moe->capacity_factor * tokens * moe->top_k / moe->experts) * moe->experts * h * e
                       : tokens * moe->top_k * h * e;
+    c.token_bytes = tokens * h * e;
   }
   PLANSIM_ASSERT(!(options.fold_tp && options.fold_dp), "compile_plan: fold TP or DP, not both");
   const Dim fold_dim = options.fold_dp ? Dim::dp : Dim::tp;

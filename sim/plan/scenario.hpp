@@ -84,12 +84,19 @@ struct ParallelSpec {
   // (zero where a slot is one layer: Llama 3 405B's 126 + 2 over 16 × 8).
   bool split_embedding = false;
   bool split_loss = false;
+  // `ep_dispatcher` (plan/ep_dispatch.hpp): alltoall (flat, top_k copies per token) or hierarchical
+  // (DeepEP / HybridEP: once per destination server, then NVLink). `node_gpus`: GPUs per server, from
+  // the topology (the loader sets it), which the hierarchical dispatcher splits the EP group by.
+  enum class EpDispatcher { alltoall, hierarchical } ep_dispatcher = EpDispatcher::alltoall;
+  int node_gpus = 0;
   [[nodiscard]] int world() const { return tp * pp * dp * cp; }
 };
 
 struct ScheduleSpec {
   std::string kind = "1f1b";  // a name from the schedule registry (sched/registry.hpp)
   int virtual_stages = 1;
+  // Megatron-Core's EP all-to-all overlap (plan/a2a_overlap.hpp): steady-state F and B run merged.
+  bool moe_a2a_overlap = false;
 };
 
 enum class Recompute { none, selective, full };

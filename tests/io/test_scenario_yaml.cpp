@@ -181,3 +181,24 @@ TEST_CASE("scenario: training.finetune keys and their errors", "[io][scenario][f
   CHECK_THAT(error_of(kBase, {"model.moe={experts: 8}", "training.finetune={method: lora, targets: [fc1]}"}),
              Catch::Contains("the experts' fc1/fc2 adapters are not"));
 }
+
+TEST_CASE("scenario: MoE token exchange keys (ep_dispatcher, moe_a2a_overlap) and their errors", "[io][scenario][moe]") {
+  const std::vector<std::string> moe = {"model.moe={experts: 8, top_k: 2}", "parallel.ep=2"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), moe.begin(), moe.end());
+    return more;
+  };
+  LoadedScenario s = load(kBase, with({"parallel.ep_dispatcher=hierarchical"}));
+  CHECK(s.scenario.parallel.ep_dispatcher == ParallelSpec::EpDispatcher::hierarchical);
+  CHECK(s.scenario.parallel.node_gpus == 4);  // the test cluster's servers
+  CHECK(load(kBase).scenario.parallel.ep_dispatcher == ParallelSpec::EpDispatcher::alltoall);
+  CHECK(error_of(kBase, with({"parallel.ep_dispatcher=deepep"})).find("ep_dispatcher") != std::string::npos);
+  // moe_a2a_overlap: pp 2 needs the interleaved schedule; an MoE model with ep > 1; a boolean.
+  CHECK(error_of(kBase, with({"schedule.moe_a2a_overlap=true"})).find("needs kind: interleaved") != std::string::npos);
+  const std::vector<std::string> inter = {"schedule.kind=interleaved", "schedule.virtual_stages=2",
+                                          "schedule.moe_a2a_overlap=true"};
+  LoadedScenario o = load(kBase, with(inter));
+  CHECK(o.scenario.schedule.moe_a2a_overlap);
+  CHECK(error_of(kBase, inter).find("needs an MoE model with ep > 1") != std::string::npos);
+  CHECK(error_of(kBase, with({"schedule.moe_a2a_overlap=maybe"})).find("moe_a2a_overlap") != std::string::npos);
+}
