@@ -12,6 +12,7 @@ README "Python" lists every function.
 """
 
 import contextlib as _contextlib
+import html as _html
 import json as _json
 import os as _os
 import tempfile as _tempfile
@@ -233,6 +234,6 @@ def report(*documents, title=None):
                 e.file = names[path]
                 e.args = (str(e.args[0]).replace(path, e.file, 1),)
             raise
-    for path, name in names.items():
-        html = html.replace(path, name)
+    for path, name in names.items():  # the page names a dict as "<dict N>" (escaped), not its temporary file
+        html = html.replace(_html.escape(path), _html.escape(name))
     return html

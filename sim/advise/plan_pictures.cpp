@@ -22,8 +22,13 @@ namespace {
 
 PlotSpec memory_spec(const YAML::Node& r) {
   if (!r["stages"] || !r["stages"].IsSequence() || r["stages"].size() == 0) lacks("stages");
-  PlotSpec s{"Memory per stage", "pipeline stage", "GB per GPU", {}, "set style data histograms\nset style "
-             "histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n", ""};
+  PlotSpec s{"Memory per stage",
+             "pipeline stage",
+             "GB per GPU",
+             {},
+             "set style data histograms\nset style "
+             "histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n",
+             ""};
   std::string csv;
   for (const auto& st : r["stages"]) {
     const auto m = st["memory"];
@@ -34,15 +39,21 @@ PlotSpec memory_spec(const YAML::Node& r) {
   s.blocks.push_back(csv);
   s.setup += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead lc rgb '#cc0000'\n",
                          r["hbm_capacity_bytes"].as<double>() / 1e9);
-  s.plot = "DATA u 2:xtic(1) t 'weights', '' u 3 t 'gradients', '' u 4 t 'optimizer', '' u 5 t 'activations', "
-           "'' u 6 t 'temporary'";
+  s.plot =
+      "DATA u 2:xtic(1) t 'weights', '' u 3 t 'gradients', '' u 4 t 'optimizer', '' u 5 t 'activations', "
+      "'' u 6 t 'temporary'";
   return s;
 }
 
 PlotSpec breakdown_spec(const YAML::Node& r) {
   if (!r["stages"] || !r["stages"].IsSequence() || r["stages"].size() == 0) lacks("stages");
-  PlotSpec s{"Iteration per stage", "pipeline stage", "seconds", {}, "set style data histograms\nset style "
-             "histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n", ""};
+  PlotSpec s{"Iteration per stage",
+             "pipeline stage",
+             "seconds",
+             {},
+             "set style data histograms\nset style "
+             "histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.7\n",
+             ""};
   const double it = r["iteration_time_s"].as<double>();
   std::string csv;
   for (const auto& st : r["stages"]) {

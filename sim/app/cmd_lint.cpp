@@ -30,7 +30,7 @@ Command add_lint_command(CLI::App& app) {
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--threshold", opt->thresholds, "override a rule threshold, e.g. --threshold bubble_overhead=0.5");
   sub->add_option("--json", opt->json, "write the findings as JSON to FILE ('-' = stdout, replacing the text)");
-  sub->add_option("--html", opt->html, "write the findings as a self-contained HTML page to FILE (as plansim report)");
+  sub->add_option("--html", opt->html, "write the findings as an HTML page to FILE (as plansim report)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)")
       ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
@@ -41,7 +41,8 @@ Command add_lint_command(CLI::App& app) {
             if (!opt->json.empty() || !opt->html.empty()) {
               const std::string json = advise::lint_json(r);
               if (!opt->json.empty()) write_output(opt->json, json);
-              if (!opt->html.empty()) write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
+              if (!opt->html.empty())
+                write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
             }
             return r.findings.empty() ? kExitOk : kExitFindings;
           }};

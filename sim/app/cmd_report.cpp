@@ -27,8 +27,10 @@ void write_html_page(const std::string& path, const std::string& json, const std
 
 Command add_report_command(CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
-  CLI::App* sub = app.add_subcommand("report", "one self-contained HTML page from run, lint and validate --json documents");
-  sub->add_option("json", opt->files, "JSON documents of plansim run, lint or validate --json (a section each)")->required();
+  CLI::App* sub =
+      app.add_subcommand("report", "one self-contained HTML page from run, lint and validate --json documents");
+  sub->add_option("json", opt->files, "JSON documents of plansim run, lint or validate --json (a section each)")
+      ->required();
   sub->add_option("-o,--out", opt->out, "write the page to FILE ('-' = stdout)")->capture_default_str();
   sub->add_option("--title", opt->title, "the page's title (default: from the documents' names)");
   return {sub, [opt] {

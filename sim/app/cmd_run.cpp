@@ -58,7 +58,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
-  sub->add_option("--html", opt->html, "write the report as a self-contained HTML page to FILE (as plansim report)");
+  sub->add_option("--html", opt->html, "write the report as an HTML page to FILE (as plansim report)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
   sub->add_option("--trace-ranks", opt->trace_ranks,
                   "ranks in the trace: all | executed | stages | R,R,... (default: the executed ranks, or one per "
@@ -82,7 +82,8 @@ Command add_run_command(CLI::App& app) {
               if (!opt->json.empty()) write_output(opt->json, bound_json(s.scenario.name, b));
               return kExitOk;
             }
-            const PlanRun run = api::run({opt->file, opt->sets, !opt->no_symmetry, !opt->json.empty() || !opt->html.empty()}, [&](const Scenario& s) {
+            const bool ops = !opt->json.empty() || !opt->html.empty();  // the page's timeline reads them
+            const PlanRun run = api::run({opt->file, opt->sets, !opt->no_symmetry, ops}, [&](const Scenario& s) {
               listed_trace_ranks(opt->trace_ranks, s.parallel.world());  // bad ranks: fail before the run
             });
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
@@ -91,7 +92,8 @@ Command add_run_command(CLI::App& app) {
             if (!opt->json.empty() || !opt->html.empty()) {
               const std::string json = report_json(run.report);
               if (!opt->json.empty()) write_output(opt->json, json);
-              if (!opt->html.empty()) write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
+              if (!opt->html.empty())
+                write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
             }
             if (!opt->trace.empty()) {
               const std::vector<uint32_t> ranks = trace_ranks(run.plan, opt->trace_ranks);

@@ -36,10 +36,10 @@ std::string finding(const ReportDocument& d, size_t i) {
     fix += (k ? " " : "") + ("<code>--set " + escape(d.text(fmt::format("{}/fix/{}", f, k))) + "</code>");
   if (d.boolean(f + "/fix_found")) {
     out += summary_row("fix", fix, "");
-    out += summary_row(defined("measured cost", "lint-cost"),
-                       fmt::format("<span class=\"saved\">{}</span>", fixed(d.number(f + "/saved_s"), 4)),
-                       fmt::format("s per iteration ({} % of it) saved by the fix", percent(d.number(f + "/saved_fraction"))),
-                       "bad");
+    out += summary_row(
+        defined("measured cost", "lint-cost"),
+        fmt::format("<span class=\"saved\">{}</span>", fixed(d.number(f + "/saved_s"), 4)),
+        fmt::format("s per iteration ({} % of it) saved by the fix", percent(d.number(f + "/saved_fraction"))), "bad");
     out += summary_row(defined("tokens/s gain", "lint-cost"), significant(d.number(f + "/tokens_per_s_gain"), 4),
                        "tokens/s");
     out += summary_row("fixed plan", fixed(d.number(f + "/fixed/iteration_s"), 4),
@@ -55,9 +55,10 @@ std::string finding(const ReportDocument& d, size_t i) {
 
 std::string lint_section(const ReportDocument& d, const std::string& id) {
   const size_t n = d.array_size("/findings");
-  std::string out = fmt::format("<section id=\"{}\" class=\"lint\">\n<h2><span class=\"kind\">lint</span>{}</h2>\n"
-                                "<p class=\"source\">From <code>{}</code> (<code>plansim lint --json</code>).</p>\n",
-                                id, escape(d.text("/scenario")), escape(d.name()));
+  std::string out = fmt::format(
+      "<section id=\"{}\" class=\"lint\">\n<h2><span class=\"kind\">lint</span>{}</h2>\n"
+      "<p class=\"source\">From <code>{}</code> (<code>plansim lint --json</code>).</p>\n",
+      id, escape(d.text("/scenario")), escape(d.name()));
   out += "<h3>The plan as given</h3>\n" + base_table(d);
   out += fmt::format("<h3>Findings ({})</h3>\n", n);
   if (n == 0) out += "<p>No anti-pattern found.</p>\n";

@@ -32,10 +32,14 @@ dl dt{font-weight:600;margin-top:.6em}dl dd{margin-left:1.2em}nav ul{padding-lef
 
 std::string heading_of(const ReportDocument& d) {
   switch (d.kind()) {
-    case ReportKind::run: return d.text_or("/name", "run");
-    case ReportKind::lint: return d.text_or("/scenario", "lint");
-    case ReportKind::validate_classes: return "simulated vs measured";
-    case ReportKind::validate_runs: return "published runs";
+    case ReportKind::run:
+      return d.text_or("/name", "run");
+    case ReportKind::lint:
+      return d.text_or("/scenario", "lint");
+    case ReportKind::validate_classes:
+      return "simulated vs measured";
+    case ReportKind::validate_runs:
+      return "published runs";
   }
   return "";
 }
@@ -58,19 +62,26 @@ Page report_page(const std::vector<ReportDocument>& docs, const std::string& tit
     nav += fmt::format("<li><a href=\"#{}\">{}</a> <span class=\"source\">({} · {})</span></li>\n", id,
                        escape(heading_of(d)), to_string(d.kind()), escape(d.name()));
     switch (d.kind()) {
-      case ReportKind::run: body += run_section(d, id, page.notes); break;
-      case ReportKind::lint: body += lint_section(d, id); break;
+      case ReportKind::run:
+        body += run_section(d, id, page.notes);
+        break;
+      case ReportKind::lint:
+        body += lint_section(d, id);
+        break;
       case ReportKind::validate_classes:
-      case ReportKind::validate_runs: body += validate_section(d, id); break;
+      case ReportKind::validate_runs:
+        body += validate_section(d, id);
+        break;
     }
   }
-  page.html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-              escape(page_title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<header><h1>" +
-              escape(page_title) + "</h1>\n<p class=\"source\">Written by <code>plansim report</code> from " +
-              fmt::format("{} document{}", docs.size(), docs.size() == 1 ? "" : "s") +
-              ". Every figure links its definition (bottom of the page).</p>\n<nav><ul>\n" + nav +
-              "</ul></nav></header>\n<main>\n" + body + definitions_section() + "</main>\n</body>\n</html>\n";
+  page.html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+      escape(page_title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<header><h1>" +
+      escape(page_title) + "</h1>\n<p class=\"source\">Written by <code>plansim report</code> from " +
+      fmt::format("{} document{}", docs.size(), docs.size() == 1 ? "" : "s") +
+      ". Every figure links its definition (bottom of the page).</p>\n<nav><ul>\n" + nav +
+      "</ul></nav></header>\n<main>\n" + body + definitions_section() + "</main>\n</body>\n</html>\n";
   return page;
 }
 

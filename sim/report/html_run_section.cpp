@@ -30,23 +30,28 @@ YAML::Node to_yaml(const nlohmann::json& j) {
       for (const auto& v : j) n.push_back(to_yaml(v));
       return n;
     }
-    case nlohmann::json::value_t::string: return YAML::Node(j.get<std::string>());
-    case nlohmann::json::value_t::null: return YAML::Node();
-    default: return YAML::Node(j.dump());  // numbers and booleans in JSON's spelling: as<double>/as<bool> read them
+    case nlohmann::json::value_t::string:
+      return YAML::Node(j.get<std::string>());
+    case nlohmann::json::value_t::null:
+      return YAML::Node();
+    default:
+      return YAML::Node(j.dump());  // numbers and booleans in JSON's spelling: as<double>/as<bool> read them
   }
 }
 
 std::string gb(double bytes) { return fixed(bytes / 1e9, 2); }
 
 std::string summary(const ReportDocument& d) {
-  std::string t = "<table class=\"summary\"><thead><tr><th>figure</th><th class=\"num\">value</th><th>unit</th>"
-                  "</tr></thead><tbody>\n";
+  std::string t =
+      "<table class=\"summary\"><thead><tr><th>figure</th><th class=\"num\">value</th><th>unit</th>"
+      "</tr></thead><tbody>\n";
   const double gpus = d.number("/gpus");
   const double topo = d.number_or("/topology_gpus", gpus);
   t += summary_row("GPUs", fmt::format("{:.0f} × {}", gpus, escape(d.text("/gpu"))),
                    topo != gpus ? fmt::format("of the topology's {:.0f}", topo) : "");
   t += summary_row("micro-batches per pipeline", fixed(d.number("/micro_batches"), 0), "");
-  t += summary_row(defined("iteration time", "iteration"), "<span class=\"iteration-time\">" + fixed(d.number("/iteration_time_s"), 4) + "</span>", "s");
+  t += summary_row(defined("iteration time", "iteration"),
+                   "<span class=\"iteration-time\">" + fixed(d.number("/iteration_time_s"), 4) + "</span>", "s");
   t += summary_row(defined("throughput", "tokens"), significant(d.number("/tokens_per_s"), 5), "tokens/s");
   t += summary_row(defined("model TFLOP/s per GPU", "tflops"), fixed(d.number("/tflops_per_gpu"), 1), "TFLOP/s");
   t += summary_row(defined("hardware TFLOP/s per GPU", "tflops"), fixed(d.number("/hw_tflops_per_gpu"), 1),
@@ -75,22 +80,26 @@ std::string summary(const ReportDocument& d) {
 }
 
 std::string stage_table(const ReportDocument& d) {
-  std::string t = "<table class=\"stages\"><thead><tr><th>stage</th><th class=\"num\">rank</th>"
-                  "<th class=\"num\">" + defined("bubble", "bubble") + " (%)</th><th class=\"num\">" +
-                  defined("overhead", "bubble") + " (%)</th><th class=\"num\">compute busy (s)</th>"
-                  "<th class=\"num\">in flight</th><th class=\"num\">" + defined("weights", "memory") +
-                  " (GB)</th><th class=\"num\">gradients (GB)</th><th class=\"num\">optimizer (GB)</th>"
-                  "<th class=\"num\">activations (GB)</th><th class=\"num\">temporary (GB)</th>"
-                  "<th class=\"num\">total (GB)</th><th>OOM</th></tr></thead><tbody>\n";
+  std::string t =
+      "<table class=\"stages\"><thead><tr><th>stage</th><th class=\"num\">rank</th>"
+      "<th class=\"num\">" +
+      defined("bubble", "bubble") + " (%)</th><th class=\"num\">" + defined("overhead", "bubble") +
+      " (%)</th><th class=\"num\">compute busy (s)</th>"
+      "<th class=\"num\">in flight</th><th class=\"num\">" +
+      defined("weights", "memory") +
+      " (GB)</th><th class=\"num\">gradients (GB)</th><th class=\"num\">optimizer (GB)</th>"
+      "<th class=\"num\">activations (GB)</th><th class=\"num\">temporary (GB)</th>"
+      "<th class=\"num\">total (GB)</th><th>OOM</th></tr></thead><tbody>\n";
   const size_t n = d.array_size("/stages");
   for (size_t i = 0; i < n; ++i) {
     const std::string s = fmt::format("/stages/{}", i);
     const bool oom = d.boolean(s + "/oom");
-    t += fmt::format("<tr{}><td>{:.0f}</td><td class=\"num\">{:.0f}</td><td class=\"num\">{}</td>"
-                     "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}</td>",
-                     oom ? " class=\"bad\"" : "", d.number(s + "/stage"), d.number(s + "/rank"),
-                     percent(d.number(s + "/bubble_fraction"), 2), percent(d.number(s + "/bubble_overhead"), 2),
-                     fixed(d.number(s + "/compute_busy_s"), 4), d.number(s + "/peak_in_flight"));
+    t += fmt::format(
+        "<tr{}><td>{:.0f}</td><td class=\"num\">{:.0f}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.0f}</td>",
+        oom ? " class=\"bad\"" : "", d.number(s + "/stage"), d.number(s + "/rank"),
+        percent(d.number(s + "/bubble_fraction"), 2), percent(d.number(s + "/bubble_overhead"), 2),
+        fixed(d.number(s + "/compute_busy_s"), 4), d.number(s + "/peak_in_flight"));
     for (const char* part : {"weights", "gradients", "optimizer", "activations", "temporary", "total"})
       t += "<td class=\"num\">" + gb(d.number(fmt::format("{}/memory/{}_bytes", s, part))) + "</td>";
     t += fmt::format("<td>{}</td></tr>\n", oom ? "OOM" : "");
@@ -121,8 +130,8 @@ std::string pictures(const ReportDocument& d, const std::string& id, std::vector
   {
     nlohmann::json copy = d.root();
     if (copy.contains("ops") && copy["ops"].is_array() && copy["ops"].size() > kMaxPictureOps) {
-      left_out = fmt::format("the report's {} per-op records are more than the {} the pictures read", copy["ops"].size(),
-                             kMaxPictureOps);
+      left_out = fmt::format("the report's {} per-op records are more than the {} the pictures read",
+                             copy["ops"].size(), kMaxPictureOps);
       copy.erase("ops");
     }
     report = to_yaml(copy);
@@ -161,7 +170,8 @@ std::string calibration(const ReportDocument& d) {
     }
     t += "</tbody></table>\n";
   }
-  return t + fmt::format("<p>Collective parameters from: {}</p>\n", escape(d.text_or("/calibration/collectives_from", "defaults")));
+  return t + fmt::format("<p>Collective parameters from: {}</p>\n",
+                         escape(d.text_or("/calibration/collectives_from", "defaults")));
 }
 
 std::string symmetry(const ReportDocument& d) {
@@ -175,14 +185,16 @@ std::string symmetry(const ReportDocument& d) {
 }  // namespace
 
 std::string run_section(const ReportDocument& d, const std::string& id, std::vector<std::string>& notes) {
-  std::string out = fmt::format("<section id=\"{}\" class=\"run\">\n<h2><span class=\"kind\">run</span>{}</h2>\n"
-                                "<p class=\"source\">From <code>{}</code> (<code>plansim run --json</code>).</p>\n",
-                                id, escape(d.text("/name")), escape(d.name()));
+  std::string out = fmt::format(
+      "<section id=\"{}\" class=\"run\">\n<h2><span class=\"kind\">run</span>{}</h2>\n"
+      "<p class=\"source\">From <code>{}</code> (<code>plansim run --json</code>).</p>\n",
+      id, escape(d.text("/name")), escape(d.name()));
   out += "<h3>Summary</h3>\n" + summary(d);
   out += "<h3>Per stage</h3>\n" + stage_table(d);
   out += "<h3>Pictures</h3>\n" + pictures(d, id, notes);
   const std::string note = d.text_or("/notes", "");
-  out += "<h3>Notes</h3>\n" + (note.empty() ? std::string("<p>None.</p>\n") : "<p class=\"notes\">" + escape(note) + "</p>\n");
+  out += "<h3>Notes</h3>\n" +
+         (note.empty() ? std::string("<p>None.</p>\n") : "<p class=\"notes\">" + escape(note) + "</p>\n");
   out += calibration(d) + symmetry(d);
   return out + "</section>\n";
 }

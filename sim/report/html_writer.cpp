@@ -12,12 +12,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -127,8 +138,9 @@ std::string defined(const std::string& label, const std::string& id) {
 }
 
 std::string definitions_section() {
-  std::string out = "<section id=\"definitions\"><h2>Definitions</h2>\n<p>As in plansim's README, section "
-                    "&ldquo;Definitions&rdquo;.</p>\n<dl>\n";
+  std::string out =
+      "<section id=\"definitions\"><h2>Definitions</h2>\n<p>As in plansim's README, section "
+      "&ldquo;Definitions&rdquo;.</p>\n<dl>\n";
   for (const Definition& d : definitions())
     out += fmt::format("<dt id=\"def-{}\">{}</dt><dd>{}</dd>\n", d.id, escape(d.term), escape(d.text));
   return out + "</dl></section>\n";

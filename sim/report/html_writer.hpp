@@ -19,7 +19,7 @@ std::string inline_svg(std::string_view svg, const std::string& prefix);
 
 // A term of the page's definitions section (README "Definitions"), linked from the figures.
 struct Definition {
-  const char* id;    // anchor: "def-<id>"
+  const char* id;  // anchor: "def-<id>"
   const char* term;
   const char* text;
 };
@@ -34,8 +34,8 @@ std::string summary_row(const std::string& what_html, const std::string& value, 
                         const std::string& css_class = "");
 
 // Numbers as the page prints them.
-std::string fixed(double v, int decimals);       // "12.35"
-std::string significant(double v, int digits);   // "1.235e+06" or "1235"
+std::string fixed(double v, int decimals);               // "12.35"
+std::string significant(double v, int digits);           // "1.235e+06" or "1235"
 std::string percent(double fraction, int decimals = 1);  // 0.1234 -> "12.3"
 
 // A visible note in place of a figure (or anything else) that could not be produced.

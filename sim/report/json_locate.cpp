@@ -18,8 +18,10 @@ size_t skip_space(const std::string& t, size_t i) {
 // The index after the string starting at t[i] == '"'.
 size_t skip_string(const std::string& t, size_t i) {
   for (++i; i < t.size(); ++i) {
-    if (t[i] == '\\') ++i;
-    else if (t[i] == '"') return i + 1;
+    if (t[i] == '\\')
+      ++i;
+    else if (t[i] == '"')
+      return i + 1;
   }
   return t.size();
 }

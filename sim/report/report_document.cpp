@@ -27,12 +27,18 @@ SourcePos offset_pos(const std::string& name, const std::string& text, size_t of
 
 const char* type_name(const nlohmann::json& j) {
   switch (j.type()) {
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "a list";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "true/false";
-    case nlohmann::json::value_t::null: return "null";
-    default: return "a number";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "a list";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "true/false";
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return "a number";
   }
 }
 
@@ -40,10 +46,14 @@ const char* type_name(const nlohmann::json& j) {
 
 const char* to_string(ReportKind k) {
   switch (k) {
-    case ReportKind::run: return "run";
-    case ReportKind::lint: return "lint";
-    case ReportKind::validate_classes: return "validate";
-    case ReportKind::validate_runs: return "validate --runs";
+    case ReportKind::run:
+      return "run";
+    case ReportKind::lint:
+      return "lint";
+    case ReportKind::validate_classes:
+      return "validate";
+    case ReportKind::validate_runs:
+      return "validate --runs";
   }
   return "?";
 }
@@ -62,14 +72,16 @@ ReportDocument ReportDocument::load(const std::filesystem::path& path) {
   if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
   text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxReportBytes)
-    throw ConfigError(at, fmt::format("the file is larger than {} MiB, the cap on report inputs", kMaxReportBytes >> 20));
+    throw ConfigError(at,
+                      fmt::format("the file is larger than {} MiB, the cap on report inputs", kMaxReportBytes >> 20));
   text.shrink_to_fit();
   return parse(std::move(text), path.string());
 }
 
 ReportDocument ReportDocument::parse(std::string text, std::string name) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw ConfigError(SourcePos{name, 1, 1}, "the document is empty (expected the --json of plansim run, lint or validate)");
+    throw ConfigError(SourcePos{name, 1, 1},
+                      "the document is empty (expected the --json of plansim run, lint or validate)");
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(text);
@@ -89,11 +101,16 @@ ReportDocument::ReportDocument(std::string text, std::string name, nlohmann::jso
   if (!root_.is_object()) fail("", fmt::format("the document is {}: {}", type_name(root_), known));
   if (root_.contains("iteration_lower_bound_ms"))
     fail("", "a `plansim run --bound` document holds only a lower bound: plansim report draws a simulated run");
-  if (root_.contains("iteration_time_s") && root_.contains("stages")) kind_ = ReportKind::run;
-  else if (root_.contains("findings") && root_.contains("base")) kind_ = ReportKind::lint;
-  else if (root_.contains("classes") && root_.contains("end_to_end_rel")) kind_ = ReportKind::validate_classes;
-  else if (root_.contains("files") && root_.size() == 1) kind_ = ReportKind::validate_runs;
-  else fail("", "not a document plansim report knows: " + known);
+  if (root_.contains("iteration_time_s") && root_.contains("stages"))
+    kind_ = ReportKind::run;
+  else if (root_.contains("findings") && root_.contains("base"))
+    kind_ = ReportKind::lint;
+  else if (root_.contains("classes") && root_.contains("end_to_end_rel"))
+    kind_ = ReportKind::validate_classes;
+  else if (root_.contains("files") && root_.size() == 1)
+    kind_ = ReportKind::validate_runs;
+  else
+    fail("", "not a document plansim report knows: " + known);
 }
 
 SourcePos ReportDocument::pos(const std::string& pointer) const {

@@ -39,7 +39,7 @@ class ReportDocument {
   [[nodiscard]] std::string text(const std::string& pointer) const;
   [[nodiscard]] std::string text_or(const std::string& pointer, const std::string& fallback) const;
   [[nodiscard]] bool boolean(const std::string& pointer) const;
-  [[nodiscard]] size_t array_size(const std::string& pointer) const;   // must be an array
+  [[nodiscard]] size_t array_size(const std::string& pointer) const;             // must be an array
   [[nodiscard]] const nlohmann::json& object(const std::string& pointer) const;  // must be an object
 
  private:

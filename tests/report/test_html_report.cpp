@@ -1,9 +1,8 @@
 // `plansim report` (report/html_page.hpp): kind detection and its errors, escaping, a section per
 // document, pictures inlined with ids unique per picture, and a page that names no URL.
-#include <catch2/catch.hpp>
-
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <regex>
 #include <set>
 #include <string>
@@ -39,7 +38,8 @@ std::string tiny_run_json(const std::string& name_json) {
   "calibration": {{"profiles": [], "collectives_from": "defaults"}},
   "symmetry": {{"tp_folding": true, "executed_ranks": 2}}
 }}
-)", name_json, stages);
+)",
+                     name_json, stages);
 }
 
 std::string lint_json_text() {
@@ -89,9 +89,10 @@ TEST_CASE("report documents: the kind is told by the shape", "[report][html]") {
 }
 
 TEST_CASE("report documents: anything else is refused at file:line:col", "[report][html]") {
-  CHECK(error_of("[1, 2]") == "doc.json:1:1: the document is a list: expected the --json of `plansim run` "
-                              "(iteration_time_s, stages), `plansim lint` (base, findings) or `plansim validate` "
-                              "(classes, or files of runs)");
+  CHECK(error_of("[1, 2]") ==
+        "doc.json:1:1: the document is a list: expected the --json of `plansim run` "
+        "(iteration_time_s, stages), `plansim lint` (base, findings) or `plansim validate` "
+        "(classes, or files of runs)");
   CHECK_THAT(error_of("{\"points\": []}"), Catch::StartsWith("doc.json:1:1: not a document plansim report knows"));
   CHECK_THAT(error_of("{\"iteration_lower_bound_ms\": 3}"), Catch::Contains("--bound"));
   CHECK_THAT(error_of("  \n"), Catch::StartsWith("doc.json:1:1: the document is empty"));
@@ -110,7 +111,7 @@ TEST_CASE("report documents: a wrong field is reported where it is", "[report][h
     CHECK(std::string(e.what()) == "r.json:4:10: '/mfu' must be a number, not a string");
   }
   CHECK(d.pos("/stages/1/memory/optimizer_bytes").to_string() == "r.json:15:83");  // the second stage's
-  CHECK(d.pos("/no/such").line == 1);  // falls back to the document
+  CHECK(d.pos("/no/such").line == 1);                                              // falls back to the document
   // A missing key: at its parent.
   std::string missing = tiny_run_json("\"x\"");
   missing.replace(missing.find("\"hfu\": 0.42, "), 13, "");
@@ -130,11 +131,11 @@ TEST_CASE("report page: text from the documents is escaped", "[report][html]") {
 }
 
 TEST_CASE("report page: a section per document, in order, self-contained", "[report][html]") {
-  const html::Page p = html::report_page({ReportDocument::parse(tiny_run_json("\"first\""), "r.json"),
-                                          ReportDocument::parse(lint_json_text(), "l.json"),
-                                          ReportDocument::parse(validate_json_text(), "v.json"),
-                                          ReportDocument::parse(validate_runs_json_text(), "w.json")},
-                                         "");
+  const html::Page p = html::report_page(
+      {ReportDocument::parse(tiny_run_json("\"first\""), "r.json"), ReportDocument::parse(lint_json_text(), "l.json"),
+       ReportDocument::parse(validate_json_text(), "v.json"),
+       ReportDocument::parse(validate_runs_json_text(), "w.json")},
+      "");
   const size_t s1 = p.html.find("<section id=\"s1\" class=\"run\">");
   const size_t s2 = p.html.find("<section id=\"s2\" class=\"lint\">");
   const size_t s3 = p.html.find("<section id=\"s3\" class=\"validate\">");
@@ -161,12 +162,13 @@ TEST_CASE("report page: a section per document, in order, self-contained", "[rep
 }
 
 TEST_CASE("report page: SVG inlined without its prolog, ids prefixed per picture", "[report][html]") {
-  const std::string svg = "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"no\"?>\n"
-                          "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/x.dtd\">\n"
-                          "<svg width=\"900\" height=\"540\" xmlns=\"http://www.w3.org/2000/svg\" "
-                          "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n<g id=\"gnuplot_canvas\">\n"
-                          "<defs><path id='gpPt1' d='M0 0'/><path id='gpPt10' d='M1 1'/><linearGradient id=\"grad\"/></defs>\n"
-                          "<use xlink:href='#gpPt1'/><use href='#gpPt10'/><rect fill=\"url(#grad)\"/></g></svg>\n";
+  const std::string svg =
+      "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"no\"?>\n"
+      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/x.dtd\">\n"
+      "<svg width=\"900\" height=\"540\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n<g id=\"gnuplot_canvas\">\n"
+      "<defs><path id='gpPt1' d='M0 0'/><path id='gpPt10' d='M1 1'/><linearGradient id=\"grad\"/></defs>\n"
+      "<use xlink:href='#gpPt1'/><use href='#gpPt10'/><rect fill=\"url(#grad)\"/></g></svg>\n";
   const std::string a = html::inline_svg(svg, "s1-memory-");
   CHECK(a.rfind("<svg width=\"900\" height=\"540\">", 0) == 0);
   CHECK_FALSE(has_url(a));
@@ -186,7 +188,8 @@ TEST_CASE("report page: SVG inlined without its prolog, ids prefixed per picture
 }
 
 TEST_CASE("report page: a simulated run with its ops, end to end", "[report][html]") {
-  const PlanRun run = api::run({std::string(PLANSIM_SOURCE_DIR) + "/scenarios/seed-pipeline-4x16.yaml", {}, true, true});
+  const PlanRun run =
+      api::run({std::string(PLANSIM_SOURCE_DIR) + "/scenarios/seed-pipeline-4x16.yaml", {}, true, true});
   const html::Page p = html::report_page({ReportDocument::parse(report_json(run.report), "run.json"),
                                           ReportDocument::parse(report_json(run.report), "again.json")},
                                          "");
