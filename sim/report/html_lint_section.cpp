@@ -11,7 +11,7 @@ namespace {
 std::string base_table(const ReportDocument& d) {
   std::string t = "<table class=\"summary\"><tbody>\n";
   t += summary_row(defined("iteration time", "iteration"), fixed(d.number("/base/iteration_s"), 4), "s");
-  t += summary_row(defined("throughput", "tokens"), significant(d.number("/base/tokens_per_s"), 5), "tokens/s");
+  t += summary_row(defined("throughput", "tokens"), fixed(d.number("/base/tokens_per_s"), 0), "tokens/s");
   t += summary_row(defined("MFU", "mfu"), percent(d.number("/base/mfu")), "%");
   t += summary_row(defined("pipeline bubble", "bubble"), percent(d.number("/base/bubble_fraction"), 2),
                    "% of the iteration");
@@ -28,25 +28,24 @@ std::string finding(const ReportDocument& d, size_t i) {
   for (size_t r = 0, n = d.array_size(f + "/rules"); r < n; ++r)
     rules += (r ? ", " : "") + ("<code class=\"rule\">" + escape(d.text(fmt::format("{}/rules/{}", f, r))) + "</code>");
   std::string out = fmt::format("<h4>{}. {}</h4>\n<table class=\"finding\"><tbody>\n", i + 1, rules);
-  out += summary_row("what", escape(d.text(f + "/what")), "");
-  out += summary_row("where", escape(d.text(f + "/where")), "");
-  out += summary_row("why", escape(d.text(f + "/why")), "");
+  out += text_row("what", escape(d.text(f + "/what")));
+  out += text_row("where", escape(d.text(f + "/where")));
+  out += text_row("why", escape(d.text(f + "/why")));
   std::string fix;
   for (size_t k = 0, n = d.array_size(f + "/fix"); k < n; ++k)
     fix += (k ? " " : "") + ("<code>--set " + escape(d.text(fmt::format("{}/fix/{}", f, k))) + "</code>");
   if (d.boolean(f + "/fix_found")) {
-    out += summary_row("fix", fix, "");
+    out += text_row("fix", fix);
     out += summary_row(
         defined("measured cost", "lint-cost"),
         fmt::format("<span class=\"saved\">{}</span>", fixed(d.number(f + "/saved_s"), 4)),
         fmt::format("s per iteration ({} % of it) saved by the fix", percent(d.number(f + "/saved_fraction"))), "bad");
-    out += summary_row(defined("tokens/s gain", "lint-cost"), significant(d.number(f + "/tokens_per_s_gain"), 4),
-                       "tokens/s");
+    out += summary_row(defined("tokens/s gain", "lint-cost"), fixed(d.number(f + "/tokens_per_s_gain"), 0), "tokens/s");
     out += summary_row("fixed plan", fixed(d.number(f + "/fixed/iteration_s"), 4),
                        fmt::format("s per iteration, MFU {} %, memory peak {} GiB", percent(d.number(f + "/fixed/mfu")),
                                    fixed(d.number(f + "/fixed/memory_peak_GiB"), 2)));
   } else {
-    out += summary_row("fix", "none found", "no candidate fix was valid and fitted in memory");
+    out += text_row("fix", "none found: no candidate fix was valid and fitted in memory");
   }
   return out + "</tbody></table>\n";
 }

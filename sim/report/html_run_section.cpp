@@ -52,7 +52,7 @@ std::string summary(const ReportDocument& d) {
   t += summary_row("micro-batches per pipeline", fixed(d.number("/micro_batches"), 0), "");
   t += summary_row(defined("iteration time", "iteration"),
                    "<span class=\"iteration-time\">" + fixed(d.number("/iteration_time_s"), 4) + "</span>", "s");
-  t += summary_row(defined("throughput", "tokens"), significant(d.number("/tokens_per_s"), 5), "tokens/s");
+  t += summary_row(defined("throughput", "tokens"), fixed(d.number("/tokens_per_s"), 0), "tokens/s");
   t += summary_row(defined("model TFLOP/s per GPU", "tflops"), fixed(d.number("/tflops_per_gpu"), 1), "TFLOP/s");
   t += summary_row(defined("hardware TFLOP/s per GPU", "tflops"), fixed(d.number("/hw_tflops_per_gpu"), 1),
                    "TFLOP/s (recompute included)");

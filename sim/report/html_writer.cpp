@@ -152,14 +152,13 @@ std::string summary_row(const std::string& what_html, const std::string& value, 
                      css_class.empty() ? "" : " class=\"" + css_class + "\"", what_html, value, unit);
 }
 
+std::string text_row(const std::string& what_html, const std::string& text_html) {
+  return fmt::format("<tr><th scope=\"row\">{}</th><td colspan=\"2\">{}</td></tr>\n", what_html, text_html);
+}
+
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "–";
   return fmt::format("{:.{}f}", v, decimals);
-}
-
-std::string significant(double v, int digits) {
-  if (!std::isfinite(v)) return "–";
-  return fmt::format("{:.{}g}", v, digits);
 }
 
 std::string percent(double fraction, int decimals) { return fixed(100 * fraction, decimals); }

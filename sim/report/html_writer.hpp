@@ -33,9 +33,11 @@ std::string definitions_section();
 std::string summary_row(const std::string& what_html, const std::string& value, const std::string& unit,
                         const std::string& css_class = "");
 
+// A row of prose (a finding's what/where/why): what, then the text over the value and unit columns.
+std::string text_row(const std::string& what_html, const std::string& text_html);
+
 // Numbers as the page prints them.
 std::string fixed(double v, int decimals);               // "12.35"
-std::string significant(double v, int digits);           // "1.235e+06" or "1235"
 std::string percent(double fraction, int decimals = 1);  // 0.1234 -> "12.3"
 
 // A visible note in place of a figure (or anything else) that could not be produced.

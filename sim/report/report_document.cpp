@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -67,14 +68,16 @@ ReportDocument ReportDocument::load(const std::filesystem::path& path) {
   if (status.type() == std::filesystem::file_type::directory) throw ConfigError(at, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(at, fmt::format("cannot open file: {}", std::strerror(errno)));
-  std::string text(kMaxReportBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Read in pieces (not a cap-sized buffer: a small file costs its size), refused once past the cap.
+  std::string text;
+  std::array<char, 1 << 16> piece{};
+  while (in.read(piece.data(), piece.size()) || in.gcount() > 0) {
+    text.append(piece.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxReportBytes)
+      throw ConfigError(at,
+                        fmt::format("the file is larger than {} MiB, the cap on report inputs", kMaxReportBytes >> 20));
+  }
   if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxReportBytes)
-    throw ConfigError(at,
-                      fmt::format("the file is larger than {} MiB, the cap on report inputs", kMaxReportBytes >> 20));
-  text.shrink_to_fit();
   return parse(std::move(text), path.string());
 }
 

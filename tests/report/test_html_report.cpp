@@ -2,6 +2,7 @@
 // document, pictures inlined with ids unique per picture, and a page that names no URL.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <regex>
 #include <set>
@@ -212,4 +213,29 @@ TEST_CASE("report: files that are not documents are refused", "[report][html]") 
   CHECK_THROWS_WITH(api::report({}, ""), Catch::Contains("give at least one JSON document"));
   CHECK_THROWS_WITH(api::report({std::string(PLANSIM_SOURCE_DIR) + "/scenarios/seed-pipeline-4x16.yaml"}, ""),
                     Catch::Contains("seed-pipeline-4x16.yaml:1:1: not valid JSON"));
+}
+
+TEST_CASE("report documents: every value of the wrong type is refused at its own line", "[report][html]") {
+  // Each scalar value of a run, lint and validate document in turn replaced by a list: the page is
+  // either still made (a value the page does not read) or refused with a ConfigError on that line.
+  for (const std::string& text :
+       {tiny_run_json("\"x\""), lint_json_text(), validate_json_text(), validate_runs_json_text()}) {
+    int refused = 0;
+    for (size_t at = text.find(": "); at != std::string::npos; at = text.find(": ", at + 1)) {
+      const size_t v = at + 2;
+      if (text[v] == '{' || text[v] == '[') continue;
+      const size_t end = text[v] == '"' ? text.find('"', v + 1) + 1 : text.find_first_of(",}\n", v);
+      std::string bad = text;
+      bad.replace(v, end - v, "[1]");
+      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(v), '\n'));
+      try {
+        (void)html::report_page({ReportDocument::parse(bad, "m.json")}, "");
+      } catch (const ConfigError& e) {
+        ++refused;
+        INFO(e.what());
+        CHECK(e.pos().line == line);
+      }
+    }
+    CHECK(refused > 5);
+  }
 }
