@@ -74,6 +74,16 @@ std::string inline_svg(std::string_view svg, const std::string& prefix) {
   std::string out(svg.substr(start));
   drop_attribute(out, 0, "xmlns");
   drop_attribute(out, 0, "xmlns:xlink");
+  drop_attribute(out, 0, "onload");  // gnuplot's `mouse` option: its script would name an external file
+  for (size_t at; (at = out.find("<script")) != std::string::npos;) {
+    const size_t tag_end = out.find('>', at);
+    if (tag_end == std::string::npos) {
+      out.erase(at);
+      break;
+    }
+    const size_t close = out[tag_end - 1] == '/' ? std::string::npos : out.find("</script>", tag_end);
+    out.erase(at, close == std::string::npos ? tag_end + 1 - at : close + 9 - at);
+  }
   for (const std::string& id : ids_of(out)) {
     const std::string to = prefix + id;
     for (const char* q : {"\"", "'"}) {

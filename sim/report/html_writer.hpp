@@ -13,6 +13,7 @@ std::string escape(std::string_view text);
 
 // An SVG document ready to inline in HTML: the XML prolog, DOCTYPE and comments before <svg> removed,
 // the xmlns attributes of the root dropped (HTML's parser supplies them; the page then names no URL),
+// scripts and the root's onload dropped (gnuplot's `mouse` option would load gnuplot_svg.js),
 // and every id (and every reference to one: href="#id", url(#id)) prefixed with `prefix`, so that two
 // pictures that reuse gnuplot's ids (gnuplot_canvas, gpPt0, ...) stay apart.
 std::string inline_svg(std::string_view svg, const std::string& prefix);

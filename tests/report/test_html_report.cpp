@@ -179,6 +179,14 @@ TEST_CASE("report page: SVG inlined without its prolog, ids prefixed per picture
   CHECK(a.find("url(#s1-memory-grad)") != std::string::npos);
   CHECK(a.find("'#gpPt") == std::string::npos);
   CHECK(html::inline_svg("no svg here", "x-").empty());
+  // gnuplot's `mouse` option: an onload and a script naming gnuplot_svg.js; both dropped.
+  const std::string mouse = html::inline_svg(
+      "<svg onload=\"gnuplot_svg.Init(evt)\" width=\"9\">"
+      "<script xlink:href=\"gnuplot_svg.js\"/><script>var x;</script>"
+      "<g/></svg>",
+      "p-");
+  CHECK(mouse == "<svg width=\"9\"><g/></svg>");
+  CHECK(html::inline_svg("<svg><script href=\"a.js\"/><g/></svg>", "p-") == "<svg><g/></svg>");
   // Two pictures on one page: no id twice.
   const std::string both = a + html::inline_svg(svg, "s1-timeline-");
   std::set<std::string> ids;
