@@ -157,6 +157,14 @@ PYBIND11_MODULE(_plansim, m) {
     }
     return py::make_tuple(r.json, r.messages);
   });
+  m.def("report", [](const Strings& files, const std::string& title) {
+    api::CommandResult r;
+    {
+      py::gil_scoped_release nogil;
+      r = api::report(files, title);
+    }
+    return py::make_tuple(r.text, r.messages);
+  });
   m.def("calibrate_bench", [](const Strings& inputs, const Strings& applies_to) {
     return released([&] { return api::calibrate_bench(inputs, applies_to).text; });
   });

@@ -9,7 +9,7 @@ shift || true
 
 packages=(cmake ninja-build ccache g++ pkg-config
   libboost-graph-dev libyaml-cpp-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
-  gnuplot-nox libopenmpi-dev openmpi-bin
+  gnuplot-nox libopenmpi-dev openmpi-bin chromium
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

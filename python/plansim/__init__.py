@@ -12,6 +12,7 @@ README "Python" lists every function.
 """
 
 import contextlib as _contextlib
+import html as _html
 import json as _json
 import os as _os
 import tempfile as _tempfile
@@ -22,7 +23,7 @@ from ._plansim import ConfigError
 ConfigError.__module__ = "plansim"  # shown as plansim.ConfigError
 
 __all__ = ["ConfigError", "run", "sweep", "search", "lint", "collective", "topo", "calibrate", "validate",
-           "ops_frame"]
+           "report", "ops_frame"]
 
 _DICT_NAME = "<dict>"
 
@@ -197,3 +198,42 @@ def calibrate(measured=None, runs=None, fit=None, keep=None, datasets=None, name
                                                    bool(loo_exact), int(jobs)))
     files = [measured] if isinstance(measured, (str, _os.PathLike)) else list(measured or [])
     return {"profile": _plansim.calibrate_bench([_os.fspath(f) for f in files], applies)}
+
+
+def _json_ready(doc):
+    """A run(ops=True) dict's op columns back to the --json's per-op records; other dicts as they are."""
+    ops, labels = doc.get("ops"), doc.get("op_labels")
+    if not isinstance(ops, dict) or labels is None:
+        return doc
+    out = {k: v for k, v in doc.items() if k not in ("ops", "op_labels")}
+    out["ops"] = [{"name": labels[int(l)]["name"], "class": labels[int(l)]["class"], "rank": int(r),
+                   "start_s": float(s), "duration_s": float(d)}
+                  for l, r, s, d in zip(ops["label"], ops["rank"], ops["start_s"], ops["duration_s"])]
+    return out
+
+
+def report(*documents, title=None):
+    """`plansim report`: one self-contained HTML page (a string) with a section per document, each a
+    path to a run/lint/validate --json file or the dict run(), lint() or validate() returned."""
+    with _tempfile.TemporaryDirectory(prefix="plansim-") as d:
+        files, names = [], {}
+        for i, doc in enumerate(documents):
+            if isinstance(doc, dict):
+                path = _os.path.join(d, f"document-{i + 1}.json")
+                with open(path, "w") as f:
+                    _json.dump(_json_ready(doc), f, indent=2)
+                names[path] = f"<dict {i + 1}>"
+                files.append(path)
+            else:
+                files.append(_os.fspath(doc))
+        try:
+            html, _notes = _plansim.report(files, title or "")
+        except ConfigError as e:
+            if getattr(e, "file", None) in names:
+                path = e.file
+                e.file = names[path]
+                e.args = (str(e.args[0]).replace(path, e.file, 1),)
+            raise
+    for path, name in names.items():  # the page names a dict as "<dict N>" (escaped), not its temporary file
+        html = html.replace(_html.escape(path), _html.escape(name))
+    return html

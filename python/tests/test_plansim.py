@@ -209,3 +209,20 @@ def test_the_sweep_example_runs(tmp_path):
         assert (tmp_path / "sweep.png").stat().st_size > 0
     except ImportError:
         assert "no plot" in out.stderr
+
+
+def test_report_pages_from_dicts_and_files(tmp_path):
+    r = plansim.run(os.path.join(SRC, "scenarios/seed-pipeline-4x16.yaml"), ops=True)
+    page = plansim.report(r, title="notebook <page>")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<title>notebook &lt;page&gt;</title>" in page
+    assert f'<span class="iteration-time">{r["iteration_time_s"]:.4f}</span>' in page
+    assert page.count("<svg") >= 3  # the ops columns went back as per-op records: the timeline is drawn
+    assert "&lt;dict 1&gt;" in page and "document-1.json" not in page
+    path = tmp_path / "r.json"
+    subprocess.run([os.environ.get("PLANSIM_CLI", "plansim"), "run", os.path.join(SRC, "scenarios/seed-pipeline-4x16.yaml"),
+                    "--json", str(path)], check=True, capture_output=True)
+    assert plansim.report(path).count('<section id="s') == 1
+    with pytest.raises(plansim.ConfigError) as e:
+        plansim.report({"points": []})
+    assert e.value.file == "<dict 1>" and e.value.line == 1 and "not a document plansim report knows" in e.value.message

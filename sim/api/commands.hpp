@@ -109,4 +109,9 @@ struct CalibrateRunsRequest {
 };
 CommandResult calibrate_runs(const CalibrateRunsRequest& r);
 
+// `plansim report JSON...`: one self-contained HTML page (`text`) with a section per --json document of
+// run, lint or validate (report/html_page.hpp); `title` "" = made from the documents' names. messages:
+// what could not be drawn (the page says so too).
+CommandResult report(const std::vector<std::string>& files, const std::string& title);
+
 }  // namespace plansim::api

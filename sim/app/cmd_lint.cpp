@@ -1,4 +1,4 @@
-// `plansim lint FILE [--set k=v]... [--threshold name=value]... [--json FILE] [-j N]`: anti-patterns
+// `plansim lint FILE [--set k=v]... [--threshold name=value]... [--json FILE] [--html FILE] [-j N]`: anti-patterns
 // of a plan, each with its fix as --set overrides and the fix's cost measured by simulating it.
 // Exit 0: no findings; 1: findings; 2: bad input.
 #include <memory>
@@ -16,6 +16,7 @@ struct LintCliOptions {
   std::vector<std::string> sets;
   std::vector<std::string> thresholds;
   std::string json;
+  std::string html;
   int jobs = 0;
 };
 
@@ -29,13 +30,20 @@ Command add_lint_command(CLI::App& app) {
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--threshold", opt->thresholds, "override a rule threshold, e.g. --threshold bubble_overhead=0.5");
   sub->add_option("--json", opt->json, "write the findings as JSON to FILE ('-' = stdout, replacing the text)");
+  sub->add_option("--html", opt->html, "write the findings as an HTML page to FILE (as plansim report)");
   sub->add_option("-j,--jobs", opt->jobs, "parallel simulations of candidate fixes (0 = hardware threads)")
       ->check(count_in(0, limits::kMaxJobs));
   return {sub, [opt] {
             check_output_path("--json", opt->json);
+            check_output_path("--html", opt->html);
             const advise::LintResult r = api::lint(opt->file, opt->sets, opt->thresholds, opt->jobs);
             if (opt->json != "-") write_output("-", advise::lint_text(r));
-            if (!opt->json.empty()) write_output(opt->json, advise::lint_json(r));
+            if (!opt->json.empty() || !opt->html.empty()) {
+              const std::string json = advise::lint_json(r);
+              if (!opt->json.empty()) write_output(opt->json, json);
+              if (!opt->html.empty())
+                write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
+            }
             return r.findings.empty() ? kExitOk : kExitFindings;
           }};
 }

@@ -1,5 +1,5 @@
 // `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE [--trace-ranks R]] [--allow-oom]
-// [--no-symmetry] [--bound]`:
+// [--no-symmetry] [--bound] [--html FILE]`:
 // simulate one training iteration of a scenario and report it; with --bound, print the proven lower
 // bound on its iteration time instead (report/plan_bound.hpp: no simulation).
 #include <spdlog/spdlog.h>
@@ -22,6 +22,7 @@ struct RunOptions {
   std::string file;
   std::vector<std::string> sets;
   std::string json;
+  std::string html;
   std::string trace;
   std::string trace_ranks;
   bool allow_oom = false;
@@ -57,6 +58,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
+  sub->add_option("--html", opt->html, "write the report as an HTML page to FILE (as plansim report)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");
   sub->add_option("--trace-ranks", opt->trace_ranks,
                   "ranks in the trace: all | executed | stages | R,R,... (default: the executed ranks, or one per "
@@ -69,22 +71,30 @@ Command add_run_command(CLI::App& app) {
   return {sub, [opt] {
             check_output_path("--json", opt->json);
             check_output_path("--trace", opt->trace);
+            check_output_path("--html", opt->html);
             if (opt->bound) {
               const LoadedScenario s = load_scenario(opt->file, opt->sets);
               listed_trace_ranks(opt->trace_ranks, s.scenario.parallel.world());
-              if (!opt->trace.empty()) throw ConfigError(SourcePos{"--bound", 0, 0}, "--trace needs a simulation, not --bound");
+              if (!opt->trace.empty() || !opt->html.empty())
+                throw ConfigError(SourcePos{"--bound", 0, 0}, "--trace and --html need a simulation, not --bound");
               const PlanBound b = bound_plan(s.scenario, s.topology);
               if (opt->json != "-") write_output("-", bound_text(s.scenario.name, b));
               if (!opt->json.empty()) write_output(opt->json, bound_json(s.scenario.name, b));
               return kExitOk;
             }
-            const PlanRun run = api::run({opt->file, opt->sets, !opt->no_symmetry, !opt->json.empty()}, [&](const Scenario& s) {
+            const bool ops = !opt->json.empty() || !opt->html.empty();  // the page's timeline reads them
+            const PlanRun run = api::run({opt->file, opt->sets, !opt->no_symmetry, ops}, [&](const Scenario& s) {
               listed_trace_ranks(opt->trace_ranks, s.parallel.world());  // bad ranks: fail before the run
             });
             spdlog::info("simulated {} ranks in {:.3f} s wall ({} events)", run.plan.world, run.wall_seconds,
                          run.exec.events);
             if (opt->json != "-" && opt->trace != "-") write_output("-", report_text(run.report));
-            if (!opt->json.empty()) write_output(opt->json, report_json(run.report));
+            if (!opt->json.empty() || !opt->html.empty()) {
+              const std::string json = report_json(run.report);
+              if (!opt->json.empty()) write_output(opt->json, json);
+              if (!opt->html.empty())
+                write_html_page(opt->html, json, opt->json.empty() || opt->json == "-" ? opt->file : opt->json);
+            }
             if (!opt->trace.empty()) {
               const std::vector<uint32_t> ranks = trace_ranks(run.plan, opt->trace_ranks);
               if (opt->trace_ranks.empty() && ranks.size() < run.plan.programs.size())

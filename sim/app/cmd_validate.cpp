@@ -5,6 +5,7 @@
 //   plansim validate --runs RUNS.yaml... [--calibration P] [--expect E.yaml]   published end-to-end runs:
 //       predicted vs published per run, MAPE / max / bias per data set; with --expect, exit 1 when a data
 //       set's MAPE exceeds its recorded value by more than 1 point.
+//   --json FILE: either comparison as JSON (what `plansim report` draws).
 #include <cstdio>
 #include <memory>
 
@@ -20,6 +21,7 @@ struct Args {
   std::string sim, measured;
   double tolerance = 0.10;
   std::string write_expect;
+  std::string json;
   api::ValidateRunsRequest runs;  // --calibration lands in runs.sets as calibration=FILE
 };
 
@@ -40,8 +42,10 @@ Command add_validate_command(CLI::App& app) {
   sub->add_option("--dataset", args->runs.datasets, "only the runs of this data set (repeatable)");
   sub->add_option("--expect", args->runs.expect, "recorded MAPE per data set (exit 1 when one rises > 1 point)");
   sub->add_option("--write-expect", args->write_expect, "write the MAPE per data set in --expect's format");
+  sub->add_option("--json", args->json, "write the comparison as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("-j,--jobs", args->runs.threads, "simulations at once (0 = one per core)");
   return {sub, [args] {
+            check_output_path("--json", args->json);
             api::CommandResult r;
             if (!args->runs.runs.empty()) {
               std::string expect;
@@ -52,7 +56,8 @@ Command add_validate_command(CLI::App& app) {
                 throw ConfigError(SourcePos{"plansim validate", 0, 0}, "give --sim and --measured, or --runs");
               r = api::validate_report(args->sim, args->measured, args->tolerance);
             }
-            write_output("-", r.text);
+            if (args->json != "-") write_output("-", r.text);
+            if (!args->json.empty()) write_output(args->json, r.json);
             for (const auto& m : r.messages) std::fprintf(stderr, "%s\n", m.c_str());
             return r.status == 0 ? kExitOk : kExitFindings;
           }};

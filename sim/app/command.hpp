@@ -30,6 +30,10 @@ void write_output(const std::string& path, const std::string& text);
 // Before any work: an output path must not be a directory and its directory must exist (ConfigError at `flag`).
 void check_output_path(const std::string& flag, const std::string& path);
 
+// `--html FILE` of run and lint: the page `plansim report` makes of the subcommand's --json document
+// (`json`), named `name` in the page (cmd_report.cpp). Picture notes go to stderr.
+void write_html_page(const std::string& path, const std::string& json, const std::string& name);
+
 // Subcommands (one file each): declare `Command add_<name>_command(CLI::App& app);` here.
 Command add_topo_command(CLI::App& app);  // cmd_topo.cpp
 Command add_collective_command(CLI::App& app);  // cmd_collective.cpp
@@ -41,6 +45,7 @@ Command add_sweep_command(CLI::App& app);  // cmd_sweep.cpp
 Command add_search_command(CLI::App& app);  // cmd_search.cpp
 Command add_merge_command(CLI::App& app);  // cmd_merge.cpp
 Command add_plot_command(CLI::App& app);  // cmd_plot.cpp
+Command add_report_command(CLI::App& app);  // cmd_report.cpp
 
 }  // namespace plansim::app
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       add_search_command(app),
       add_merge_command(app),
       add_plot_command(app),
+      add_report_command(app),
   };
 
   try {
