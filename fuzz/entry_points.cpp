@@ -20,6 +20,8 @@
 #include "sim/model/memory.hpp"
 #include "sim/model/transformer.hpp"
 #include "sim/plan/layer_partition.hpp"
+#include "sim/report/html_page.hpp"
+#include "sim/report/report_document.hpp"
 #include "sim/sched/holding.hpp"
 #include "sim/sched/registry.hpp"
 
@@ -154,6 +156,12 @@ void report_timings(std::string_view data) {
   });
 }
 
+void report(std::string_view data) {
+  expect_config_errors_only([&] {
+    (void)html::report_page({ReportDocument::parse(std::string(data), "fuzz-report-page.json")}, "");
+  });
+}
+
 void nccl_tests(std::string_view data) {
   expect_config_errors_only([&] {
     calib::Measurements m;
@@ -166,7 +174,7 @@ const std::vector<Harness>& harnesses() {
   static const std::vector<Harness> all = {
       {"topology", topology},       {"scenario", scenario}, {"units", units},
       {"calibration", calibration}, {"bench", bench},       {"nccl_compare", nccl_compare},
-      {"report_timings", report_timings}, {"nccl_tests", nccl_tests},
+      {"report_timings", report_timings}, {"nccl_tests", nccl_tests},   {"report", report},
   };
   return all;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes plansim's input readers with libFuzzer, each harness for N minutes (README "Reliability").
-# Usage: scripts/fuzz.sh [MINUTES] [HARNESS...]      MINUTES default 10; HARNESS default all seven:
-#        topology scenario units calibration bench nccl_compare report_timings
+# Usage: scripts/fuzz.sh [MINUTES] [HARNESS...]      MINUTES default 10; HARNESS default all nine:
+#        topology scenario units calibration bench nccl_compare report_timings nccl_tests report
 # Needs clang and libFuzzer, only for this (the normal build and scripts/setup.sh do not):
 #        apt-get install -y clang-14 libclang-rt-14-dev
 # Builds build-fuzz/ (clang, -DPLANSIM_FUZZ=ON: coverage + ASan + UBSan), then runs fuzz_<HARNESS> over the
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 minutes=${1:-10}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(topology scenario units calibration bench nccl_compare report_timings nccl_tests)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(topology scenario units calibration bench nccl_compare report_timings nccl_tests report)
 cxx=${CXX:-clang++-14}
 timeout_s=${FUZZ_TIMEOUT:-5}
 jobs=${FUZZ_JOBS:-1}

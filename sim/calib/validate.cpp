@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 
 namespace plansim::calib {
@@ -29,32 +30,35 @@ Validation validate(const ReportTimings& sim, const ReportTimings& measured, dou
     throw ConfigError(measured.iteration_pos, "the measured iteration_time_s must be positive");
   v.end_to_end_rel = (sim.iteration_time_s - measured.iteration_time_s) / measured.iteration_time_s;
 
-  // k-th occurrence of (name, rank) in one file matches the k-th in the other.
+  // The k-th occurrence of (name, rank r) in the measurement matches the k-th occurrence of (name,
+  // executed_as(r)) in the simulation; without folding executed_as is the identity.
   using Key = std::tuple<std::string, int, int>;
-  std::map<Key, const OpTiming*> measured_ops;
+  std::map<Key, const OpTiming*> sim_ops;
   std::map<std::pair<std::string, int>, int> seen;
-  for (const OpTiming& op : measured.ops) measured_ops[{op.name, op.rank, seen[{op.name, op.rank}]++}] = &op;
+  for (const OpTiming& op : sim.ops) sim_ops[{op.name, op.rank, seen[{op.name, op.rank}]++}] = &op;
   seen.clear();
+  std::set<const OpTiming*> sim_used;
   std::map<std::string, std::vector<double>> errors;
   std::size_t matched = 0;
-  for (const OpTiming& op : sim.ops) {
-    const auto it = measured_ops.find({op.name, op.rank, seen[{op.name, op.rank}]++});
-    if (it == measured_ops.end()) {
-      ++v.unmatched_sim;
-      continue;
-    }
-    const OpTiming& m = *it->second;
+  for (const OpTiming& m : measured.ops) {
+    const auto folded = sim.executed_as.find(m.rank);
+    const int sim_rank = folded == sim.executed_as.end() ? m.rank : folded->second;
+    const auto it = sim_ops.find({m.name, sim_rank, seen[{m.name, m.rank}]++});
+    if (it == sim_ops.end()) continue;
+    const OpTiming& op = *it->second;
     if (m.op_class != op.op_class)
       throw ConfigError(m.pos, fmt::format("op '{}' on rank {} is class '{}' here but '{}' in {}", m.name, m.rank,
                                            m.op_class, op.op_class, sim.source));
     if (!(m.duration_s > 0))
       throw ConfigError(m.pos, fmt::format("the measured duration of op '{}' must be positive", m.name));
     ++matched;
+    sim_used.insert(&op);
     errors[op.op_class].push_back(std::abs(op.duration_s - m.duration_s) / m.duration_s);
     ClassError& c = v.classes[op.op_class];
     c.sim_total_s += op.duration_s;
     c.measured_total_s += m.duration_s;
   }
+  v.unmatched_sim = static_cast<int>(sim.ops.size() - sim_used.size());
   v.unmatched_measured = static_cast<int>(measured.ops.size() - matched);
   v.within_tolerance = std::abs(v.end_to_end_rel) <= tolerance;
   for (auto& [name, c] : v.classes) {

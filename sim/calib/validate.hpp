@@ -2,6 +2,9 @@
 // `plansim validate`: compares a simulated report with a measured one (same report schema: top-level
 // iteration_time_s and per-op timings under `ops`). Ops are matched by (name, rank) and, for repeated
 // names, by order of appearance. Relative error = (sim − measured) / measured.
+// A simulated report folded by exact symmetry (TP planes, DP replicas) lists the ops of its executed ranks
+// only; its `ranks[].executed_as` says which executed rank stands for each rank. A measured op on rank r
+// is then compared with the op of executed_as(r) — the same timing, by the symmetry the report proved.
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +26,7 @@ struct ReportTimings {
   double iteration_time_s = 0;
   SourcePos iteration_pos;
   std::vector<OpTiming> ops;
+  std::map<int, int> executed_as;  // rank -> the executed rank whose ops stand for it (folded reports only)
 };
 
 const std::vector<std::string>& op_classes();

@@ -1,7 +1,8 @@
 #pragma once
 // Reads the timing part of a report JSON (from `plansim run` or `plansim-hw run`): top-level
 // iteration_time_s and `ops`: [{name, class, rank, duration_s}, ...]. Other keys of the report are
-// ignored (the report schema belongs to sim/report); errors are ConfigErrors at file:line:col.
+// ignored (the report schema belongs to sim/report), except `ranks[].executed_as` of a report folded by
+// symmetry; errors are ConfigErrors at file:line:col. Reports are JSON of up to 512 MiB (io/json_document.hpp).
 #include <filesystem>
 #include <string>
 

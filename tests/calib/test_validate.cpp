@@ -81,3 +81,41 @@ TEST_CASE("report timings are read with file:line:col errors", "[calib]") {
   CHECK_THROWS_WITH(io::read_report_timings_text("{\"ops\": []}", "r.json"),
                     Catch::StartsWith("r.json") && Catch::Contains("iteration_time_s"));
 }
+
+TEST_CASE("a folded simulation stands for its other ranks through ranks[].executed_as", "[calib]") {
+  // Ranks 1 and 3 were folded onto 0 and 2 (exact symmetry): every measured rank is compared with the rank
+  // that stands for it, so nothing is unmatched and each measured op is one sample.
+  ReportTimings sim = report(1.0, {{"mlp", "gemm", 0, 1.0, {}}, {"ar", "collective", 2, 2.0, {}}});
+  sim.executed_as = {{0, 0}, {1, 0}, {2, 2}, {3, 2}};
+  const ReportTimings measured = report(1.0, {{"mlp", "gemm", 0, 1.0, {}},
+                                              {"mlp", "gemm", 1, 0.8, {}},
+                                              {"ar", "collective", 2, 2.0, {}},
+                                              {"ar", "collective", 3, 4.0, {}}});
+  const Validation v = validate(sim, measured, 0.5);
+  CHECK(v.unmatched_sim == 0);
+  CHECK(v.unmatched_measured == 0);
+  CHECK(v.classes.at("gemm").ops == 2);
+  CHECK(v.classes.at("gemm").max_abs_rel == Approx(0.25));  // rank 1: (1.0 - 0.8) / 0.8
+  CHECK(v.classes.at("gemm").sim_total_s == Approx(2.0));  // rank 0's op, counted for ranks 0 and 1
+  CHECK(v.classes.at("collective").max_abs_rel == Approx(0.5));
+  // Without the mapping, the measured ranks 1 and 3 have no simulated counterpart.
+  sim.executed_as.clear();
+  const Validation plain = validate(sim, measured, 0.5);
+  CHECK(plain.unmatched_measured == 2);
+  CHECK(plain.unmatched_sim == 0);
+}
+
+TEST_CASE("report timings read ranks[].executed_as of a folded report, refusing a rank listed twice", "[calib]") {
+  const std::string head = "{\"iteration_time_s\": 1, \"ops\": [{\"name\": \"a\", \"class\": \"gemm\", \"rank\": 0, "
+                           "\"duration_s\": 1}],\n \"ranks\": [";
+  const ReportTimings r = io::read_report_timings_text(
+      head + "{\"rank\": 0, \"executed_as\": 0, \"stage\": 0}, {\"rank\": 1, \"executed_as\": 0}, {\"rank\": 2}]}",
+      "r.json");
+  CHECK(r.executed_as == std::map<int, int>{{0, 0}, {1, 0}});
+  CHECK_THROWS_WITH(io::read_report_timings_text(head + "{\"rank\": 1, \"executed_as\": 0},\n {\"rank\": 1, "
+                                                        "\"executed_as\": 0}]}",
+                                                 "r.json"),
+                    Catch::StartsWith("r.json:3:") && Catch::Contains("twice"));
+  CHECK_THROWS_WITH(io::read_report_timings_text(head + "{\"rank\": 1, \"executed_as\": -1}]}", "r.json"),
+                    Catch::StartsWith("r.json:2:"));
+}

@@ -12,6 +12,7 @@ for f in "$bad"/scenario/*; do expect_bad "$plansim" run "$f"; done
 for f in "$bad"/calibration/*; do expect_bad "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$f"; done
 for f in "$bad"/bench/*; do expect_bad "$plansim" calibrate "$f"; done
 for f in "$bad"/report_timings/*; do expect_bad "$plansim" validate --sim "$f" --measured "$src/tests/data/validate/sim.json"; done
+for f in "$bad"/report/*; do expect_bad "$plansim" report "$f" --out "$tmp/bad-report.html"; done
 for f in "$bad"/nccl_compare/*; do expect_bad "$plansim" collective --compare "$f"; done
 for f in "$bad"/nccl_tests/*; do expect_bad "$plansim" calibrate "$f"; done
 for f in "$bad"/nccl_tests/*; do [ "${f##*/}" = wrong_allreduce.log ] || expect_bad "$plansim" collective --compare "$f" --topology "$h100"; done

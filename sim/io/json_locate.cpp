@@ -1,11 +1,11 @@
-// Where a value sits in a JSON text (report_document.hpp: json_value_offset): a walk over the text's
+// Where a value sits in a JSON text (json_document.hpp: json_value_offset): a walk over the text's
 // tokens along a JSON pointer, skipping every other value. The text has already been parsed, so the walk
 // trusts its syntax; it never reads past the end.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "sim/report/report_document.hpp"
+#include "sim/io/json_document.hpp"
 
 namespace plansim {
 namespace {
@@ -115,6 +115,18 @@ size_t json_value_offset(const std::string& text, const std::string& pointer) {
     }
   }
   return i;
+}
+
+std::vector<size_t> json_element_offsets(const std::string& text, const std::string& pointer) {
+  std::vector<size_t> out;
+  size_t i = json_value_offset(text, pointer);
+  if (i == std::string::npos || i >= text.size() || text[i] != '[') return out;
+  for (i = skip_space(text, i + 1); i < text.size() && text[i] != ']';) {
+    out.push_back(i);
+    i = skip_space(text, skip_value(text, i));
+    if (i < text.size() && text[i] == ',') i = skip_space(text, i + 1);
+  }
+  return out;
 }
 
 }  // namespace plansim
