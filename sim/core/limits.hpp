@@ -38,9 +38,11 @@ inline constexpr int64_t kMaxJobs = 1024;               // -j worker threads
 inline constexpr int64_t kMaxTop = 1'000'000;           // search --top, --max-plans
 
 // Input files, refused before they are parsed: yaml-cpp scans a few MB/s and its tree costs ~450 bytes
-// per value, so these keep any input within ~1 s and ~100 MB (a report of per-op timings of a 16-rank
-// plan, the largest input plansim reads, is ~0.5 MB and ~50,000 values).
+// per value, so these keep any YAML input within ~1 s and ~100 MB.
 inline constexpr int64_t kMaxInputFileBytes = 2 * 1024 * 1024;
+// Reports read back (`plansim report`, `validate --sim/--measured`; io/json_document.hpp) carry every op of
+// every simulated rank: ~130 MB for 64 GPUs. They are JSON, parsed by nlohmann at ~100 MB/s.
+inline constexpr int64_t kMaxReportFileBytes = int64_t{512} * 1024 * 1024;
 // nccl-tests logs (io/nccl_tests_reader.hpp) are read line by line, not as a YAML tree: a multi-node log
 // with NCCL_DEBUG=INFO runs to tens of MB.
 inline constexpr int64_t kMaxLogFileBytes = 64 * 1024 * 1024;

@@ -2,19 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
+#include "sim/core/limits.hpp"
+#include "sim/io/capped_file.hpp"
 #include "sim/io/json_strict_scan.hpp"
 
 namespace plansim {
 namespace {
-
-// Reports carry every op of every simulated rank: far larger than the 2 MiB cap on scenario inputs
-// (README "Limits"). 512 MiB holds a 1,024-GPU run with its ops; larger is refused, not read.
-constexpr size_t kMaxReportBytes = size_t{512} << 20;
 
 SourcePos offset_pos(const std::string& name, const std::string& text, size_t offset) {
   offset = std::min(offset, text.size());
@@ -48,25 +41,8 @@ const char* json_type_name(const nlohmann::json& j) {
 }
 
 JsonDocument JsonDocument::load(const std::filesystem::path& path) {
-  const SourcePos at{path.string(), 0, 0};
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found)
-    throw ConfigError(at, "cannot open file: no such file (paths are relative to the current directory)");
-  if (status.type() == std::filesystem::file_type::directory) throw ConfigError(at, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(at, fmt::format("cannot open file: {}", std::strerror(errno)));
-  // Read in pieces (not a cap-sized buffer: a small file costs its size), refused once past the cap.
-  std::string text;
-  std::array<char, 1 << 16> piece{};
-  while (in.read(piece.data(), piece.size()) || in.gcount() > 0) {
-    text.append(piece.data(), static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxReportBytes)
-      throw ConfigError(at,
-                        fmt::format("the file is larger than {} MiB, the cap on report inputs", kMaxReportBytes >> 20));
-  }
-  if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
-  return parse(std::move(text), path.string());
+  return parse(io::read_capped_file(path, static_cast<size_t>(limits::kMaxReportFileBytes), "reports read back"),
+               path.string());
 }
 
 JsonDocument JsonDocument::parse(std::string text, std::string name) {

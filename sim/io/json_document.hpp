@@ -56,6 +56,8 @@ const char* json_type_name(const nlohmann::json& j);
 // A key as one JSON pointer token ('~' -> '~0', '/' -> '~1'), for keys that are data (class and data set names).
 std::string json_pointer_token(const std::string& key);
 
+// The index after the JSON string that starts at text[quote] == '"' (text.size() if it never closes).
+size_t json_string_end(const std::string& text, size_t quote);
 // The byte offset of the value at `pointer` in a JSON text known to be valid (std::string::npos if absent).
 size_t json_value_offset(const std::string& text, const std::string& pointer);
 // The byte offsets of the elements of the list at `pointer` (empty if there is no list there).

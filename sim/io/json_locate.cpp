@@ -15,26 +15,15 @@ size_t skip_space(const std::string& t, size_t i) {
   return i;
 }
 
-// The index after the string starting at t[i] == '"'.
-size_t skip_string(const std::string& t, size_t i) {
-  for (++i; i < t.size(); ++i) {
-    if (t[i] == '\\')
-      ++i;
-    else if (t[i] == '"')
-      return i + 1;
-  }
-  return t.size();
-}
-
 // The index after the value starting at t[i].
 size_t skip_value(const std::string& t, size_t i) {
   if (i >= t.size()) return t.size();
-  if (t[i] == '"') return skip_string(t, i);
+  if (t[i] == '"') return json_string_end(t, i);
   if (t[i] == '{' || t[i] == '[') {
     int depth = 0;
     for (; i < t.size(); ++i) {
       if (t[i] == '"') {
-        i = skip_string(t, i) - 1;
+        i = json_string_end(t, i) - 1;
       } else if (t[i] == '{' || t[i] == '[') {
         ++depth;
       } else if ((t[i] == '}' || t[i] == ']') && --depth == 0) {
@@ -65,6 +54,16 @@ std::vector<std::string> tokens_of(const std::string& pointer) {
 
 }  // namespace
 
+size_t json_string_end(const std::string& t, size_t i) {
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\')
+      ++i;
+    else if (t[i] == '"')
+      return i + 1;
+  }
+  return t.size();
+}
+
 std::string json_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
@@ -79,7 +78,7 @@ size_t json_value_offset(const std::string& text, const std::string& pointer) {
       i = skip_space(text, i + 1);
       bool found = false;
       while (!found && i < text.size() && text[i] == '"') {
-        const size_t key_end = skip_string(text, i);
+        const size_t key_end = json_string_end(text, i);
         std::string key;
         try {
           key = nlohmann::json::parse(text.substr(i, key_end - i)).get<std::string>();

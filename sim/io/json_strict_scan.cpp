@@ -11,19 +11,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sim/io/json_document.hpp"
+
 namespace plansim {
 namespace {
-
-// The index after the string that starts at t[i] == '"'.
-size_t string_end(const std::string& t, size_t i) {
-  for (++i; i < t.size(); ++i) {
-    if (t[i] == '\\')
-      ++i;
-    else if (t[i] == '"')
-      return i + 1;
-  }
-  return t.size();
-}
 
 struct Level {
   bool object = false;
@@ -39,7 +30,7 @@ std::optional<JsonDefect> json_strict_defect(const std::string& t) {
   for (size_t i = 0; i < t.size();) {
     const char c = t[i];
     if (c == '"') {
-      const size_t end = string_end(t, i);
+      const size_t end = json_string_end(t, i);
       if (depth > 0 && levels[depth - 1].want_key) {
         Level& top = levels[depth - 1];
         top.want_key = false;

@@ -10,31 +10,15 @@
 
 #include "sim/core/limits.hpp"
 #include "sim/io/bench_reader.hpp"
+#include "sim/io/capped_file.hpp"
 #include "sim/io/nccl_tests_internal.hpp"
 #include "sim/io/nccl_tests_ops.hpp"
 
 namespace plansim::io {
 namespace {
 
-// Reads at most the cap on logs (plus a byte, to tell a larger file).
 std::string read_log(const std::filesystem::path& path) {
-  const SourcePos at{path.string(), 0, 0};
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found)
-    throw ConfigError(at, "cannot open file: no such file (paths are relative to the current directory)");
-  if (status.type() == std::filesystem::file_type::directory) throw ConfigError(at, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(at, "cannot open file");
-  constexpr auto cap = static_cast<std::streamsize>(limits::kMaxLogFileBytes);
-  std::string text(static_cast<size_t>(cap) + 1, '\0');
-  in.read(text.data(), cap + 1);
-  if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
-  if (in.gcount() > cap)
-    throw ConfigError(at, fmt::format("the log is larger than {} MiB, the cap on nccl-tests logs (README 'Limits')",
-                                      limits::kMaxLogFileBytes / 1048576));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
+  return read_capped_file(path, static_cast<size_t>(limits::kMaxLogFileBytes), "nccl-tests logs");
 }
 
 bool json_text(const std::string& text) {

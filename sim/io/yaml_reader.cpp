@@ -8,6 +8,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "sim/io/capped_file.hpp"
 #include "sim/io/unit_parse.hpp"
 #include "sim/io/yaml_scan.hpp"
 
@@ -28,28 +29,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-// Reads at most the input cap (plus one byte, to tell a larger file): /dev/zero or a huge file costs
-// nothing. Directories, missing and unreadable files are clear I/O errors at the path.
 YamlFile YamlFile::load(const std::filesystem::path& path) {
-  const SourcePos at{path.string(), 0, 0};
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found)
-    throw ConfigError(at, "cannot open file: no such file (paths are relative to the current directory)");
-  if (status.type() == std::filesystem::file_type::directory)
-    throw ConfigError(at, "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(at, fmt::format("cannot open file: {}", std::strerror(errno)));
-  constexpr auto cap = static_cast<std::streamsize>(limits::kMaxInputFileBytes);
-  std::string text(static_cast<size_t>(cap) + 1, '\0');
-  in.read(text.data(), cap + 1);
-  if (in.bad()) throw ConfigError(at, "cannot read file (an I/O error)");
-  const std::streamsize got = in.gcount();
-  if (got > cap)
-    throw ConfigError(at, fmt::format("the file is larger than {} MiB, the cap on input files (README 'Limits')",
-                                      limits::kMaxInputFileBytes / 1048576));
-  text.resize(static_cast<size_t>(got));
-  return parse(text, path.string());
+  return parse(read_capped_file(path, static_cast<size_t>(limits::kMaxInputFileBytes), "input files"), path.string());
 }
 
 YamlFile YamlFile::parse(const std::string& text, std::string name) {
