@@ -27,13 +27,22 @@ bool same_bits(const std::vector<T>& a, std::span<const T> b) {
 }  // namespace
 
 uint64_t MaxMinMemo::hash(const MaxMinInstance& in) const {
+  // Four independent lanes, so that the multiplies overlap instead of forming one dependency chain
+  // (a lookup hashes ~1,000 incidences); collisions only cost a comparison.
   const size_t ne = in.num_flows() == 0 ? 0 : in.flow_begin[in.num_flows()];
-  uint64_t h = mix(in.link_capacity.size(), in.num_flows());
-  for (double c : in.link_capacity) h = mix(h, bits(c));
-  for (uint32_t b : in.flow_begin) h = mix(h, b);
-  for (size_t e = 0; e < ne; ++e) h = mix(h, (uint64_t{in.entry_link[e]} << 32) ^ bits(in.entry_mult[e]));
-  for (double c : in.flow_cap) h = mix(h, bits(c));
-  for (double w : in.flow_weight) h = mix(h, bits(w));
+  uint64_t lane[4] = {in.link_capacity.size(), in.num_flows(), ne, in.flow_weight.size()};
+  size_t n = 0;
+  auto add = [&lane, &n](uint64_t v) {
+    uint64_t& h = lane[n++ & 3];
+    h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+  };
+  for (double c : in.link_capacity) add(bits(c));
+  for (uint32_t b : in.flow_begin) add(b);
+  for (size_t e = 0; e < ne; ++e) add((uint64_t{in.entry_link[e]} << 32) ^ bits(in.entry_mult[e]));
+  for (double c : in.flow_cap) add(bits(c));
+  for (double w : in.flow_weight) add(bits(w));
+  uint64_t h = 0;
+  for (uint64_t v : lane) h = mix(h, v);
   return h & mask_;
 }
 
