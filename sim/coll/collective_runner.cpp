@@ -24,14 +24,10 @@
 namespace plansim {
 namespace {
 
-// One flow of a phase as a run starts it: its route prepared on the network, bytes on the wire
-// (1/efficiency included), latency.
-struct PreparedFlow {
-  FlowRouteId route;
-  Bytes wire;
-  Time latency;
-  Rate cap;  // NCCL channel cap on the wire rate (nccl_channels.hpp); FlowNetwork::kNoCap if none
-};
+// One flow of a phase as a run starts it (one FlowNetwork batch per phase): its route prepared on
+// the network, bytes on the wire (1/efficiency included), latency, and the NCCL channel cap on the
+// wire rate (nccl_channels.hpp; FlowNetwork::kNoCap if none).
+using PreparedFlow = FlowNetwork::BatchFlow;
 
 // Everything a run of one distinct call needs, computed once.
 struct Prepared {
@@ -152,13 +148,14 @@ struct CollectiveRunner::Impl {
     while (run.phase < prep.flows.size()) {
       const auto& flows = prep.flows[run.phase];
       const Time reduce = prep.reduce[run.phase];
-      run.pending = flows.size() + (reduce > Time::zero() ? 1 : 0);
+      run.pending = (flows.empty() ? 0u : 1u) + (reduce > Time::zero() ? 1u : 0u);
       if (run.pending == 0) {
         ++run.phase;
         continue;
       }
-      // `run` stays valid: starting a flow runs no callback (completions are events).
-      for (const PreparedFlow& f : flows) net->start_prepared(f.route, f.wire, f.latency, [this, r] { finish_one(r); }, f.cap);
+      // `run` stays valid: starting flows runs no callback (completions are events). The batch's
+      // callback is where its last flow's own would have run (net/flow_batch.cpp).
+      if (!flows.empty()) net->start_batch(flows, [this, r] { finish_one(r); });
       if (reduce > Time::zero()) sim.after(reduce, [this, r] { finish_one(r); });
       return;
     }
@@ -207,7 +204,7 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::fun
     for (size_t f = 0; f < x.flows[ph].size(); ++f) {
       const PreparedFlow& fx = x.flows[ph][f];
       const PreparedFlow& fy = y.flows[ph][f];
-      if (fx.wire != fy.wire || fx.latency != fy.latency || fx.cap != fy.cap) return false;
+      if (fx.bytes != fy.bytes || fx.latency != fy.latency || fx.cap != fy.cap) return false;
       const auto& lx = px[ph].flows[f].links;
       const auto& ly = py[ph].flows[f].links;
       if (lx.size() != ly.size()) return false;
@@ -239,7 +236,7 @@ Time CollectiveRunner::lower_bound(PreparedCall call) const {
     for (size_t f = 0; f < p.flows[ph].size(); ++f) {
       const PreparedFlow& pf = p.flows[ph][f];
       const auto& route = p.choice.plan.phases[ph].flows[f].links;
-      if (pf.wire.value() <= 0 || route.empty()) {  // moves nothing over a link: its latency only
+      if (pf.bytes.value() <= 0 || route.empty()) {  // moves nothing over a link: its latency only
         phase = std::max(phase, pf.latency);
         continue;
       }
@@ -254,10 +251,10 @@ Time CollectiveRunner::lower_bound(PreparedCall call) const {
             std::max(seconds_per_byte, static_cast<double>(e - i) / links[sorted[i].index()].bandwidth.value());
         i = e;
       }
-      phase = std::max(phase, pf.latency + down_ps(pf.wire.value() * seconds_per_byte));
+      phase = std::max(phase, pf.latency + down_ps(pf.bytes.value() * seconds_per_byte));
       for (LinkId l : route) {
         if (first[l.index()] == Time::infinite()) touched.push_back(l.value);
-        bytes[l.index()] += pf.wire.value();
+        bytes[l.index()] += pf.bytes.value();
         first[l.index()] = std::min(first[l.index()], pf.latency);
       }
     }

@@ -192,6 +192,7 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
   }
   joined_id[slot] = CompletionHeap::kNone;
   if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
+  else if (cold[slot].batch != kNoBatch) member_done(slot);
   if (f.joined) mark_dirty(f);
   release(slot);
 }
@@ -202,6 +203,7 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   f.state = State::free;
   f.joined = false;
   cold[slot].on_done = nullptr;
+  cold[slot].batch = kNoBatch;
   --live;
   free_slots.push_back(slot);
 }

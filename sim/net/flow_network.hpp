@@ -55,6 +55,18 @@ class FlowNetwork {
   FlowRouteId prepare_route(std::span<const LinkId> links);
   FlowId start_prepared(FlowRouteId route, Bytes bytes, Time latency, std::function<void()> on_done,
                         Rate cap = Rate(kNoCap));
+  // Flows started together that only matter together (a collective's phase): exactly what starting
+  // each with start_prepared (in order) and counting its callbacks would do, including every rate and
+  // finish time, but with one activation event per distinct latency instead of one per flow, and one
+  // `on_done`, run as a simulation event where the last flow's own callback would have run (see
+  // net/flow_batch.cpp). Returns the first flow's id; the others follow it in order. Non-empty.
+  struct BatchFlow {
+    FlowRouteId route;
+    Bytes bytes;
+    Time latency;
+    Rate cap{kNoCap};
+  };
+  FlowId start_batch(std::span<const BatchFlow> flows, std::function<void()> on_done);
   // Latency of a route: link latencies summed (cut-through: the head of a message pays each link's
   // latency once). A store_and_forward link adds its latency once more (the hop receives the head
   // before forwarding it); whole-message serialisation per hop is not included.

@@ -8,6 +8,7 @@
 #include "sim/net/completion_heap.hpp"
 #include "sim/net/flow_network.hpp"
 #include "sim/net/max_min.hpp"
+#include "sim/net/max_min_memo.hpp"
 
 namespace plansim {
 
@@ -103,9 +104,24 @@ struct FlowNetwork::Impl {
   };
   static constexpr uint32_t kUnsolved = 0xffffffffu;
   static constexpr uint32_t kCapped = 0xfffffffeu;
+  static constexpr uint32_t kNoBatch = 0xffffffffu;
   struct Cold {
     std::function<void()> on_done;
     EventId activation;
+    uint32_t batch = kNoBatch;  // the batch it belongs to (its on_done is the batch's), or kNoBatch
+  };
+  // FlowNetwork::start_batch: flows counted down to one callback; the members waiting out one
+  // latency activate in one event (groups[g] for g < used_groups; inner vectors keep their capacity).
+  struct Batch {
+    uint32_t pending = 0;
+    std::function<void()> on_done;
+    struct Group {
+      Time latency;
+      EventId event;
+      std::vector<uint32_t> slots;
+    };
+    std::vector<Group> groups;
+    uint32_t used_groups = 0;
   };
 
   struct Route {  // a prepared link multiset (FlowNetwork::prepare_route)
@@ -135,6 +151,8 @@ struct FlowNetwork::Impl {
   void on_completion();
   void finish(uint32_t slot);  // completes now: bytes delivered, leaves its links, on_done queued
   void release(uint32_t slot);
+  void member_done(uint32_t slot);      // a batch member finished: counts down, queues on_done at zero
+  void activate_group(uint32_t batch, uint32_t group);
   void reschedule_completion();
   void check_links(std::span<const uint32_t> links) const;
   [[nodiscard]] bool is_live(const LinkRef& r) const { return joined_id[r.slot] == r.id; }
@@ -152,6 +170,8 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   std::vector<Route> routes;                      // by FlowRouteId
+  std::vector<Batch> batches;                     // start_batch(), reused through free_batches
+  std::vector<uint32_t> free_batches;
   CompletionHeap heap;
   std::vector<uint32_t> dirty;
   EventId resolve_event;
@@ -173,6 +193,7 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
   std::vector<double> group_weight;
   MaxMinSolver solver;
+  MaxMinMemo memo;  // repeated re-solves answered from memory (net/max_min_memo.hpp)
 };
 
 }  // namespace plansim

@@ -206,8 +206,8 @@ void FlowNetwork::Impl::solve_flows(std::span<const double> capacity) {
     flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
     flow_cap.push_back(f.cap);
   }
-  solver.solve(MaxMinInstance{capacity, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates,
-               group_bottleneck);
+  memo.solve(solver, MaxMinInstance{capacity, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates,
+             group_bottleneck);
 }
 
 void FlowNetwork::Impl::commit_rates() {
