@@ -50,7 +50,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
     if (p.pipeline_chunk_bytes[i] != d.pipeline_chunk_bytes[i])
       chunk += fmt::format("    {}: {:.0f} B\n", kProtoNames[i], p.pipeline_chunk_bytes[i]);
   if (!chunk.empty()) y += "  pipeline_chunk:\n" + chunk;
-  y += fmt::format("  extra_latency: {:.2f} us\n", p.extra_latency_us);
+  y += fmt::format("  device_latency: {:.2f} us\n", p.device_latency_us);
+  y += fmt::format("  launch_overhead: {:.2f} us\n", p.launch_overhead_us);
   if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {} us\n", p.net_latency_us);
   if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
   if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())
