@@ -19,8 +19,8 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
   return std::clamp(static_cast<int>(std::min(fit, 1e9)), 1, std::max(1, open));
 }
 
-int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan) {
-  if (p != Protocol::simple || !plan.channel_capped || plan.nranks < 2) return 1;
+int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra) {
+  if (p != Protocol::simple || !plan.channel_capped || plan.nranks < 2 || intra != HwKind::nvlink) return 1;
   return std::max(1, m.simple_slices_per_chunk);
 }
 

@@ -30,8 +30,11 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
 // latency is paid once per slice: rounds = 2 (NcclModelParams::simple_slices_per_chunk). Only the first
 // loop's are exposed: with NCCL_STEPS = 8 steps in flight (4 slices of 2 steps) a later loop's slices
 // are posted while earlier ones drain, so the rounds do not grow with the loops (size). 1 for LL, LL128
-// and non-ring plans.
-int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan);
+// and non-ring plans, and when the servers' GPUs talk over PCIe / host memory (intra != NVLink): a
+// modelling choice from the tables, not from NCCL's source -- the A100 NVLink table's Simple sizes need the
+// second round (16-64 MiB), the P2P-off RTX 4090 box's do not (its 32-512 KiB rows come out 15-65 % slow
+// with it), where NCCL's PCI per-step latency already matches the measured Simple ramp.
+int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra);
 // Per-flow caps on the wire rate (bytes on the wire per second; FlowNetwork::kNoCap where none binds)
 // of the flows of `ph`, whose wire bytes are `wire` (same order as ph.flows).
 std::vector<double> flow_caps(const NcclModelParams& m, Protocol p, const FlowPlan& plan, const PlannedPhase& ph,

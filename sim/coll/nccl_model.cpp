@@ -85,7 +85,7 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
     inter_lat += std::max(0.0, m.net_latency_us) * (simple ? 2 : 1);
     if (c == LatencyClass::ring) intra_lat = std::max(intra_lat, std::max(0.0, m.net_overhead_us) * (simple ? 3 : 1));
   }
-  const double rounds = latency_rounds(m, p, plan);
+  const double rounds = latency_rounds(m, p, plan, intra);
   double us = std::max(0.0, m.base_latency_us[ci][pi]) + rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
   if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
   us += m.device_latency_us;

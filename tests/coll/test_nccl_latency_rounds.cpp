@@ -1,4 +1,4 @@
-// The Simple ring's per-slice latency (nccl_channels.hpp latency_rounds) and `auto` ranking with NCCL's
+// The Simple ring's per-slice latency over NVLink (nccl_channels.hpp latency_rounds) and `auto` ranking with NCCL's
 // tuner view (selection.hpp), checked in closed form on a uniform ring.
 #include <catch2/catch.hpp>
 
@@ -29,9 +29,10 @@ TEST_CASE("latency rounds: a Simple ring pays its per-step latency once per slic
   const FlowPlan plan = ring_plan(topo, 8, 64.0 * 1048576);
   NcclModelParams m = step_latency_only(0.5, 1.5, 3.0);
   m.simple_slices_per_chunk = 2;  // ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS
-  CHECK(latency_rounds(m, Protocol::simple, plan) == 2);
-  CHECK(latency_rounds(m, Protocol::ll128, plan) == 1);
-  CHECK(latency_rounds(m, Protocol::ll, plan) == 1);
+  CHECK(latency_rounds(m, Protocol::simple, plan, HwKind::nvlink) == 2);
+  CHECK(latency_rounds(m, Protocol::ll128, plan, HwKind::nvlink) == 1);
+  CHECK(latency_rounds(m, Protocol::ll, plan, HwKind::nvlink) == 1);
+  CHECK(latency_rounds(m, Protocol::simple, plan, HwKind::pci) == 1);  // PCIe / host memory: once per step
   // 2(n-1) = 14 steps: Simple 2 x 14 x 3 us; LL128 14 x 1.5 us. The rounds do not grow with the size.
   CHECK(software_latency(m, LatencyClass::ring, Protocol::simple, plan, HwKind::nvlink).micros() == Approx(84.0));
   CHECK(software_latency(m, LatencyClass::ring, Protocol::ll128, plan, HwKind::nvlink).micros() == Approx(21.0));
