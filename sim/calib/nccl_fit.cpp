@@ -44,7 +44,7 @@ std::vector<double> model_times(const std::vector<Case>& cases, const Topology& 
   return t;
 }
 
-// The extra latency minimising sum(((t_model + x - t) / t)^2) over `use`, clamped at 0; and that sum.
+// The additive latency minimising sum(((t_model + x - t) / t)^2) over `use`, clamped at 0; and that sum.
 std::pair<double, double> best_extra(const std::vector<Case>& cases, const std::vector<double>& model,
                                      const std::vector<bool>& use) {
   double num = 0, den = 0;

@@ -30,7 +30,7 @@ struct NcclFitResidual {
 };
 
 struct NcclFit {
-  NcclModelParams params;          // start with the fitted efficiency and extra latency
+  NcclModelParams params;          // start with the fitted efficiency and per-call latencies
   std::string efficiency_key;      // nvlink, pcie, network or nvls
   double efficiency = 0;
   double device_latency_us = 0;

@@ -39,6 +39,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   if (p.channels != d.channels) y += fmt::format("  channels: {}\n", p.channels);
   if (p.nccl_channels != d.nccl_channels) y += fmt::format("  nccl_channels: {}\n", p.nccl_channels);
   if (p.pipeline_depth != d.pipeline_depth) y += fmt::format("  pipeline_depth: {}\n", p.pipeline_depth);
+  if (p.simple_slices_per_chunk != d.simple_slices_per_chunk)
+    y += fmt::format("  simple_slices_per_chunk: {}\n", p.simple_slices_per_chunk);
   std::string cap;
   for (size_t i = 0; i < 3; ++i)
     if (p.channel_cap_GBps[i] != d.channel_cap_GBps[i])

@@ -65,6 +65,8 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
   p.channels = top.positive_int_or("channels", p.channels, limits::kMaxChannels);
   p.nccl_channels = top.positive_int_or("nccl_channels", p.nccl_channels, limits::kMaxChannels);
   p.pipeline_depth = top.positive_int_or("pipeline_depth", p.pipeline_depth, 1 << 20);
+  // Latency rounds of a Simple ring over NVLink (nccl_channels.hpp latency_rounds); 1 = NCCL's tuning model.
+  p.simple_slices_per_chunk = top.positive_int_or("simple_slices_per_chunk", p.simple_slices_per_chunk, 64);
   if (YAML::Node e = top.get("channel_cap")) {  // per-channel bus-bandwidth caps; 0 = none
     MapReader m(f, e, "'channel_cap'");
     const char* names[] = {"LL", "LL128", "Simple"};

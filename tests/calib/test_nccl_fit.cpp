@@ -1,4 +1,4 @@
-// The NCCL-model fit of `plansim calibrate --topology` recovers the efficiency and extra latency that
+// The NCCL-model fit of `plansim calibrate --topology` recovers the efficiency and per-call latencies that
 // generated its data, and refuses rows it cannot model.
 #include <catch2/catch.hpp>
 

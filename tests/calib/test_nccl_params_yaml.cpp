@@ -29,6 +29,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.launch_overhead_us = 30;
   p.nccl_channels = 4;
   p.pipeline_depth = 3;
+  p.simple_slices_per_chunk = 1;
   p.net_latency_us = 7;
   p.hw_latency_us[1][0] = {2.0, 3.0, 9.0};
   const NcclModelParams q = reread(calib::nccl_params_yaml(p));
@@ -41,6 +42,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   CHECK(q.launch_overhead_us == Approx(30));
   CHECK(q.nccl_channels == 4);
   CHECK(q.pipeline_depth == 3);
+  CHECK(q.simple_slices_per_chunk == 1);
   CHECK(q.net_latency_us == Approx(7));
   CHECK(q.hw_latency_us[1][0] == p.hw_latency_us[1][0]);
   CHECK(q.hw_latency_us[0] == NcclModelParams{}.hw_latency_us[0]);

@@ -89,6 +89,9 @@ TEST_CASE("profile: errors point at file:line:col", "[io][profile]") {
                                              "p.yaml"); }),
              Catch::StartsWith("p.yaml:5:18: 'extra_latency' was split in plansim_profile 2") &&
                  Catch::Contains("device_latency") && Catch::Contains("launch_overhead"));
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncollectives: {simple_slices_per_chunk: 0}\n",
+                                             "p.yaml"); }),
+             Catch::StartsWith("p.yaml:4:") && Catch::Contains("simple_slices_per_chunk"));
   CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncollectives: {launch_overhead: -1 us}\n",
                                              "p.yaml"); }),
              Catch::StartsWith("p.yaml:4:") && Catch::Contains("launch_overhead"));
