@@ -67,3 +67,21 @@ TEST_CASE("auto: ranked with NCCL's tuner view, costed with the full model", "[c
   CHECK(c.protocol == Protocol::simple);
   CHECK(c.predicted.micros() == Approx(20.0 + 56.0 + 100.0).epsilon(1e-6));
 }
+
+TEST_CASE("latency rounds: a Simple ring's time is rounds x steps x latency + S_bus / B; busbw tends to B", "[coll]") {
+  const int n = 8;
+  const Rate B = GBps(100);
+  const Topology topo = test::ring_topology(n, B, Time::zero());
+  NcclModelParams m = step_latency_only(0.5, 1.5, 3.0);
+  m.simple_slices_per_chunk = 2;
+  const auto reg = make_default_registry();
+  auto predicted = [&](double S) {
+    return choose_collective(reg, m, topo, CollectiveCall{CollOp::all_reduce, test::first_gpus(n), Bytes(S), 0, "ring", "Simple"})
+        .predicted.seconds();
+  };
+  const double bus = 2.0 * (n - 1) / n;
+  const double S = 64.0 * 1048576;
+  CHECK(predicted(S) == Approx(84e-6 + bus * S / B.value()).epsilon(1e-6));
+  const double huge = 1e13;  // the fixed rounds vanish against the bandwidth term: busbw -> B
+  CHECK(bus * huge / predicted(huge) == Approx(B.value()).epsilon(1e-5));
+}
