@@ -42,7 +42,7 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_flag("--loo-exact", args->runs.loo_exact,
                 "refit every leave-one-out fold by Levenberg-Marquardt (default: one Gauss-Newton step)");
   sub->add_option("--topology", args->topology,
-                  "with bench JSON: fit the NCCL model's parameters (efficiency, extra latency) on this topology");
+                  "with bench JSON: fit the NCCL model's parameters (efficiency, per-call device latency and launch floor) on this topology");
   sub->add_option("--nodes", args->nodes, "override the topology's number of servers (with --topology)")
       ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--calibration", args->start,

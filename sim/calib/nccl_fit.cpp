@@ -34,16 +34,17 @@ void set_efficiency(NcclModelParams& p, const std::string& key, double e) {
   else p.nvlink_efficiency = e;
 }
 
-// Model time of every case with params `p` (extra latency excluded).
+// Model time of every case with params `p` (per-call device latency and launch floor excluded).
 std::vector<double> model_times(const std::vector<Case>& cases, const Topology& topo, NcclModelParams p) {
-  p.extra_latency_us = 0;
+  p.device_latency_us = 0;
+  p.launch_overhead_us = 0;
   std::vector<double> t;
   for (const auto& c : cases)
     t.push_back(measure_collective(topo, p, c.op, c.s->nranks, Bytes(c.s->size_bytes), c.algo).time.seconds());
   return t;
 }
 
-// The extra latency minimising sum(((t_model + x - t) / t)^2) over `use`, clamped at 0; and that sum.
+// The additive latency minimising sum(((t_model + x - t) / t)^2) over `use`, clamped at 0; and that sum.
 std::pair<double, double> best_extra(const std::vector<Case>& cases, const std::vector<double>& model,
                                      const std::vector<bool>& use) {
   double num = 0, den = 0;
@@ -65,26 +66,69 @@ struct GridPoint {
   std::vector<double> model;
 };
 
-// Best (efficiency, extra latency) over the grid for the cases in `use`, in two stages when some of
-// them are large (>= 64 MiB, where the bandwidth term dominates): the efficiency from the large cases
-// alone, then the extra latency from all of them at that efficiency. A joint fit would let the many
-// small rows (latency-bound, where the model's per-protocol latencies are least certain) pull the
-// bandwidth away from the plateau the large rows measure.
-std::pair<double, double> search(const std::vector<GridPoint>& grid, const std::vector<Case>& cases,
-                                 const std::vector<bool>& use) {
+// Per-call latencies of a fit, in seconds: device (added to every call) and launch (a benchmark loop's
+// floor: predicted = max(launch, model + device)).
+struct Latencies {
+  double device = 0, launch = 0;
+};
+
+double predicted(double model, const Latencies& l) { return std::max(l.launch, model + l.device); }
+
+double sse_of(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use,
+              const Latencies& l) {
+  double sse = 0;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (use[i]) sse += std::pow((predicted(model[i], l) - cases[i].s->time_s) / cases[i].s->time_s, 2);
+  return sse;
+}
+
+// The (device, launch) pair minimising the relative squared residuals over `use`: a grid of 1 us
+// (device 0-500 us, launch 0-1000 us), then 0.05 us around the best. Launch stays 0 when no floor
+// above every row's device time helps (it is then not identified by the rows: nothing binds).
+Latencies best_latencies(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use) {
+  Latencies best;
+  double best_sse = sse_of(cases, model, use, best);
+  auto scan = [&](double d0, double d1, double l0, double l1, double step) {
+    const Latencies around = best;
+    for (double d = std::max(0.0, around.device + d0); d <= around.device + d1 + 1e-12; d += step)
+      for (double l = std::max(0.0, around.launch + l0); l <= around.launch + l1 + 1e-12; l += step) {
+        const Latencies c{d, l};
+        const double sse = sse_of(cases, model, use, c);
+        if (sse < best_sse - 1e-15) best_sse = sse, best = c;
+      }
+  };
+  scan(0, 500e-6, 0, 1000e-6, 1e-6);
+  scan(-1e-6, 1e-6, -1e-6, 1e-6, 0.05e-6);
+  return best;
+}
+
+// Best efficiency and latencies for the cases in `use`, in two stages when some of them are large
+// (>= 64 MiB, where the bandwidth term dominates): the efficiency from the large cases alone (else all;
+// with the closed-form best additive latency), then the latencies at that efficiency. A joint
+// fit would let the many small rows (latency-bound, where the model's per-protocol latencies are least
+// certain) pull the bandwidth away from the plateau the large rows measure. The latencies are fitted on
+// the rows below 64 MiB only, and left at 0 when there are none.
+std::pair<const GridPoint*, Latencies> search(const std::vector<GridPoint>& grid, const std::vector<Case>& cases,
+                                              const std::vector<bool>& use) {
   constexpr double kLarge = 64.0 * 1048576;
   std::vector<bool> large(use.size(), false);
   bool any_large = false;
   for (size_t i = 0; i < cases.size(); ++i)
     if (use[i] && cases[i].s->size_bytes >= kLarge) large[i] = any_large = true;
-  const std::vector<bool>& stage1 = any_large ? large : use;
   const GridPoint* best_g = &grid.front();
   double best = INFINITY;
   for (const auto& g : grid) {
-    const double sse = best_extra(cases, g.model, stage1).second;
+    const double sse = best_extra(cases, g.model, any_large ? large : use).second;
     if (sse < best) best = sse, best_g = &g;
   }
-  return {best_g->e, best_extra(cases, best_g->model, use).first};
+  // The latencies from the rows below 64 MiB (where they are a visible part of the time); with none,
+  // they are not identified and stay 0 (a few us of latency must not be fitted to 8 GiB rows' bandwidth).
+  std::vector<bool> small(use.size(), false);
+  bool any_small = !any_large;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (use[i] && cases[i].s->size_bytes < kLarge) small[i] = any_small = true;
+  if (!any_small) return {best_g, Latencies{}};
+  return {best_g, best_latencies(cases, best_g->model, any_large ? small : use)};
 }
 
 }  // namespace
@@ -137,11 +181,14 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     grid.push_back({k / 100.0, model_times(cases, topo, p)});
   }
   const std::vector<bool> all(cases.size(), true);
-  std::tie(f.efficiency, f.extra_latency_us) = search(grid, cases, all);
-  f.extra_latency_us *= 1e6;
+  const auto [best_g, lat] = search(grid, cases, all);
+  f.efficiency = best_g->e;
+  f.device_latency_us = lat.device * 1e6;
+  f.launch_overhead_us = lat.launch * 1e6;
   f.params = start;
   set_efficiency(f.params, f.efficiency_key, f.efficiency);
-  f.params.extra_latency_us = f.extra_latency_us;
+  f.params.device_latency_us = f.device_latency_us;
+  f.params.launch_overhead_us = f.launch_overhead_us;
 
   // Leave-one-out folds: by file when there are several, else by sample.
   std::map<std::string, std::vector<size_t>> folds;
@@ -151,24 +198,29 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     folds.clear();
     for (size_t i = 0; i < cases.size(); ++i) folds[std::to_string(i)].push_back(i);
   }
-  const size_t best_k = static_cast<size_t>(std::lround(f.efficiency * 100)) - 5;
   f.residuals.resize(cases.size());
-  for (size_t i = 0; i < cases.size(); ++i)
-    f.residuals[i] = {cases[i].s, grid[best_k].model[i] + f.extra_latency_us * 1e-6, 0};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    f.residuals[i] = {cases[i].s, predicted(best_g->model[i], lat), 0};
+    if (lat.launch > best_g->model[i] + lat.device) ++f.launch_bound_rows;
+  }
   for (const auto& [name, members] : folds) {
     std::vector<bool> use(cases.size(), true);
     for (size_t i : members) use[i] = false;
     if (std::none_of(use.begin(), use.end(), [](bool b) { return b; })) continue;
-    const auto [e, x] = search(grid, cases, use);
-    const size_t k = static_cast<size_t>(std::lround(e * 100)) - 5;
-    for (size_t i : members) f.residuals[i].loo_predicted_s = grid[k].model[i] + x;
+    const auto [g, l] = search(grid, cases, use);
+    for (size_t i : members) f.residuals[i].loo_predicted_s = predicted(g->model[i], l);
   }
   return f;
 }
 
 std::string format_nccl_fit(const NcclFit& f) {
-  std::string t = fmt::format("# NCCL model fit: {} efficiency {:.2f}, extra latency {:.2f} us (leave-one-out by {})\n",
-                              f.efficiency_key, f.efficiency, f.extra_latency_us, f.loo_by);
+  std::string t = fmt::format(
+      "# NCCL model fit: {} efficiency {:.2f}, device latency {:.2f} us, launch overhead {:.2f} us ({}) "
+      "(leave-one-out by {})\n",
+      f.efficiency_key, f.efficiency, f.device_latency_us, f.launch_overhead_us,
+      f.launch_bound_rows > 0 ? fmt::format("the floor of {} rows", f.launch_bound_rows)
+                              : std::string("binds no row: not identified"),
+      f.loo_by);
   t += fmt::format("# {:>14} {:>5} {:>14} {:>12} {:>12} {:>8} {:>8}\n", "op", "ranks", "size (B)", "measured",
                    "predicted", "error", "loo");
   t += fmt::format("# {:>14} {:>5} {:>14} {:>12} {:>12} {:>8} {:>8}\n", "", "", "", "busbw GB/s", "busbw GB/s", "%", "%");

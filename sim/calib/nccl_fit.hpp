@@ -5,10 +5,12 @@
 //   * the efficiency of the link kind that bounds the measured groups at large sizes (network when the
 //     groups span servers, NVLS when `auto` runs NVLS there, else NVLink or PCIe), searched on a grid of
 //     0.01 over [0.05, 1];
-//   * the per-call extra latency, for each efficiency the closed-form least-squares value (>= 0) of the
-//     relative residuals (t_model + x - t) / t.
-//   When some rows are >= 64 MiB, the efficiency is chosen on those rows alone (the bandwidth plateau)
-//   and the extra latency then on all rows at that efficiency.
+//   * the per-call latencies (nccl_model.hpp): device latency x (every call) and the benchmark loop's
+//     launch floor L, predicted t = max(L, t_model + x), least squares of the relative residuals on a
+//     grid. nccl-tests tables identify L where their small sizes sit on a flat floor (host-bound) and x
+//     from the rows above it; L stays 0 ("not identified") when no floor binds.
+//   When some rows are >= 64 MiB, the efficiency is chosen on those rows alone (the bandwidth plateau,
+//   with the best additive latency) and the latencies then on the rows below 64 MiB (none: left at 0).
 // Every other parameter stays at `start` (NCCL's tuning.cc constants, or the profile given). Residuals
 // are reported per sample, and leave-one-out: by input file (one nccl-tests table per file) when there
 // are several, else by sample.
@@ -28,10 +30,12 @@ struct NcclFitResidual {
 };
 
 struct NcclFit {
-  NcclModelParams params;          // start with the fitted efficiency and extra latency
+  NcclModelParams params;          // start with the fitted efficiency and per-call latencies
   std::string efficiency_key;      // nvlink, pcie, network or nvls
   double efficiency = 0;
-  double extra_latency_us = 0;
+  double device_latency_us = 0;
+  double launch_overhead_us = 0;
+  int launch_bound_rows = 0;       // rows whose prediction is the launch floor (0: L not identified)
   std::vector<NcclFitResidual> residuals;
   std::string loo_by;              // "file" or "sample"
 };

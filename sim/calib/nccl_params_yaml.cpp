@@ -39,6 +39,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   if (p.channels != d.channels) y += fmt::format("  channels: {}\n", p.channels);
   if (p.nccl_channels != d.nccl_channels) y += fmt::format("  nccl_channels: {}\n", p.nccl_channels);
   if (p.pipeline_depth != d.pipeline_depth) y += fmt::format("  pipeline_depth: {}\n", p.pipeline_depth);
+  if (p.simple_slices_per_chunk != d.simple_slices_per_chunk)
+    y += fmt::format("  simple_slices_per_chunk: {}\n", p.simple_slices_per_chunk);
   std::string cap;
   for (size_t i = 0; i < 3; ++i)
     if (p.channel_cap_GBps[i] != d.channel_cap_GBps[i])
@@ -50,7 +52,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
     if (p.pipeline_chunk_bytes[i] != d.pipeline_chunk_bytes[i])
       chunk += fmt::format("    {}: {:.0f} B\n", kProtoNames[i], p.pipeline_chunk_bytes[i]);
   if (!chunk.empty()) y += "  pipeline_chunk:\n" + chunk;
-  y += fmt::format("  extra_latency: {:.2f} us\n", p.extra_latency_us);
+  y += fmt::format("  device_latency: {:.2f} us\n", p.device_latency_us);
+  y += fmt::format("  launch_overhead: {:.2f} us\n", p.launch_overhead_us);
   if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {} us\n", p.net_latency_us);
   if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
   if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())

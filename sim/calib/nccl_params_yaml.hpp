@@ -10,7 +10,7 @@
 
 namespace plansim::calib {
 
-// "collectives:\n  key: value\n..." (always at least the efficiency and extra latency keys given).
+// "collectives:\n  key: value\n..." (always at least the efficiency asked and the two per-call latency keys).
 std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always_efficiency_key = "");
 
 }  // namespace plansim::calib

@@ -13,7 +13,9 @@
 
 namespace plansim {
 
-inline constexpr int kProfileFormatVersion = 1;
+// 2: the NCCL model's per-call `extra_latency` split into `device_latency` and `launch_overhead`
+// (nccl_model.hpp); format 1 is still read (its extra_latency as device_latency).
+inline constexpr int kProfileFormatVersion = 2;
 
 struct CalibrationProfile {
   std::string name;                     // `name:`

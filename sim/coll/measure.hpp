@@ -1,7 +1,9 @@
 #pragma once
 // One collective, alone on a fresh simulated network: what `plansim collective` prints per size and
 // what `plansim plot busbw` draws. GPUs 0..gpus−1 of the topology (host-major) form the group;
-// send_recv goes from GPU 0 to GPU gpus−1.
+// send_recv goes from GPU 0 to GPU gpus−1. It is the benchmark's view (nccl-tests, all_reduce_bench): calls
+// issued back to back by a host that runs ahead, so the time per call is at least the model's
+// launch_overhead_us (nccl_model.hpp); a training run (CollectiveRunner) does not pay that floor.
 #include <string>
 
 #include "sim/coll/collective_runner.hpp"

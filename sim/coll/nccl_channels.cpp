@@ -19,6 +19,11 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
   return std::clamp(static_cast<int>(std::min(fit, 1e9)), 1, std::max(1, open));
 }
 
+int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra) {
+  if (p != Protocol::simple || !plan.channel_capped || plan.nranks < 2 || intra != HwKind::nvlink) return 1;
+  return std::max(1, m.simple_slices_per_chunk);
+}
+
 std::vector<double> flow_caps(const NcclModelParams& m, Protocol p, const FlowPlan& plan, const PlannedPhase& ph,
                               const std::vector<double>& wire, const Topology& topo, HwKind intra) {
   std::vector<double> caps(ph.flows.size(), FlowNetwork::kNoCap);

@@ -21,6 +21,20 @@ namespace plansim {
 int channels_for_topology(HwKind intra);
 // Channels a call of `bytes` over `nranks` uses with protocol `p` out of `open` (enqueue.cc).
 int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks, int open);
+// Rounds of per-step latency a ring call pays with protocol `p` (nccl_model.hpp software_latency).
+// NCCL's tuning model (tuning.cc) charges its per-step hwLat once per algorithm step. A Simple ring,
+// though, hands every slice to the next rank through a flag it must wait for (Simple's data is not
+// self-synchronising as LL/LL128's flagged lines are), and a chunk is cut into slicesPerChunk =
+// ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS = (NCCL_STEPS/2)/(NCCL_STEPS/4) = 2 slices
+// (src/include/collectives.h, NCCL 2.19-2.27; the same for all-gather / reduce-scatter), so each step's
+// latency is paid once per slice: rounds = 2 (NcclModelParams::simple_slices_per_chunk). Only the first
+// loop's are exposed: with NCCL_STEPS = 8 steps in flight (4 slices of 2 steps) a later loop's slices
+// are posted while earlier ones drain, so the rounds do not grow with the loops (size). 1 for LL, LL128
+// and non-ring plans, and when the servers' GPUs talk over PCIe / host memory (intra != NVLink): a
+// modelling choice from the tables, not from NCCL's source -- the A100 NVLink table's Simple sizes need the
+// second round (16-64 MiB), the P2P-off RTX 4090 box's do not (its 32-512 KiB rows come out 15-65 % slow
+// with it), where NCCL's PCI per-step latency already matches the measured Simple ramp.
+int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra);
 // Per-flow caps on the wire rate (bytes on the wire per second; FlowNetwork::kNoCap where none binds)
 // of the flows of `ph`, whose wire bytes are `wire` (same order as ph.flows).
 std::vector<double> flow_caps(const NcclModelParams& m, Protocol p, const FlowPlan& plan, const PlannedPhase& ph,

@@ -37,8 +37,10 @@ NcclModelParams NcclModelParams::ideal() {
   m.nvlink_efficiency = m.pcie_efficiency = m.network_efficiency = m.other_efficiency = m.nvls_efficiency = 1.0;
   m.channels = 1;
   m.pipeline_chunk_bytes = {0.0, 0.0, 0.0};
-  m.extra_latency_us = 0.0;
+  m.device_latency_us = 0.0;
+  m.launch_overhead_us = 0.0;
   m.ring_plateau_factor = 1.0;
+  m.simple_slices_per_chunk = 0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
   m.net_latency_us = 0.0;
@@ -83,9 +85,10 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
     inter_lat += std::max(0.0, m.net_latency_us) * (simple ? 2 : 1);
     if (c == LatencyClass::ring) intra_lat = std::max(intra_lat, std::max(0.0, m.net_overhead_us) * (simple ? 3 : 1));
   }
-  double us = std::max(0.0, m.base_latency_us[ci][pi]) + plan.steps_intra * intra_lat + plan.steps_inter * inter_lat;
+  const double rounds = latency_rounds(m, p, plan, intra);
+  double us = std::max(0.0, m.base_latency_us[ci][pi]) + rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
   if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
-  us += m.extra_latency_us;
+  us += m.device_latency_us;
   return Time::us(us);
 }
 

@@ -5,7 +5,13 @@
 // FlowPlan, where every flow's bytes are inflated by 1 / efficiency:
 //   * latency = base[class][proto] + steps_intra · hw[intra kind][class][proto] + steps_inter · hw[net][class][proto]
 //     (NCCL src/graph/tuning.cc: baseLat, hwLat, "latencies += nsteps·lat"; a ring all-reduce has
-//     2(n-1) steps), plus extra_latency_us per call (launch/benchmark overhead, calibration).
+//     2(n-1) steps), plus device_latency_us per call (calibration: what the GPUs pay per collective
+//     beyond NCCL's tables; a training step pays it).
+//   * a benchmark loop (nccl-tests, torch all_reduce_bench: `plansim collective`, `collective --compare`,
+//     `calibrate`; measure.hpp) issues calls back to back from one host thread, which runs ahead of
+//     the GPUs: each call then takes max(launch_overhead_us, device time), the host's per-call launch
+//     cost being a floor, not an addition. Training steps do not pay it (the CPU enqueues ahead of the
+//     stream), so only measure_collective applies it.
 //   * pipeline fill: NCCL cuts each channel's data into chunks that flow through the algorithm's
 //     stages (2(n-1) for a ring all-reduce); before the channel streams, min(stages - 1, NCCL_STEPS)
 //     chunks of min(chunk, bytes per stage) must cross, so each flow carries that much more at its own
@@ -78,6 +84,10 @@ struct NcclModelParams {
   // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
   // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
   PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  // Slices per chunk of a Simple ring (collectives.h: ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS = 2):
+  // each pays the per-step latency (nccl_channels.hpp latency_rounds); 0 or 1 = NCCL's tuning model
+  // (the per-step latency once per step), which `auto` ranks with (selection.hpp).
+  int simple_slices_per_chunk = 2;
   // tuning.cc ncclTopoGetAlgoTime: a multi-node Ring/Simple all-reduce has its latency x1.9
   // ("Plateau effect of ring").
   double ring_plateau_factor = 1.9;
@@ -89,7 +99,10 @@ struct NcclModelParams {
   // (getNetOverhead: 1 us on Intel, 2 us on AMD hosts; x3 with Simple).
   double net_latency_us = 0.0;
   double net_overhead_us = 1.0;
-  double extra_latency_us = 0.0;     // per call: host launch / benchmark timing overhead (calibration)
+  // Per call, fitted by `plansim calibrate --topology` (profile keys device_latency, launch_overhead;
+  // plansim_profile 1's extra_latency is read as device_latency, as it was charged before).
+  double device_latency_us = 0.0;    // every call, training included
+  double launch_overhead_us = 0.0;   // benchmark loops only: floor of a call's time (measure.hpp)
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
   static NcclModelParams ideal();
@@ -107,6 +120,8 @@ bool protocol_on_by_default(Protocol p, HwKind intra);
 // over NVLink, else PCI).
 HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
 
+// Latency of one call: base + rounds x (steps x per-step latency) (+ device latency), rounds from
+// latency_rounds (nccl_channels.hpp: 1 except for a Simple ring, which pays it per slice of each loop).
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
 // Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);

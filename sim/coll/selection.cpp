@@ -52,22 +52,30 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
     protos = {*p};
   }
   LoweringContext ctx{&topo, call.op, call.ranks, call.bytes, call.root, std::max(1, m.channels)};
+  // NCCL's tuner ranks the candidates with its own table (tuning.cc: per-step latency once per step,
+  // no per-call calibration terms), not with what the kernel then costs: rank with that view, so the
+  // choice switches where NCCL's does (e.g. LL128 -> Simple earlier than the calibrated costs would).
+  NcclModelParams tuner = m;
+  tuner.simple_slices_per_chunk = 0;
+  tuner.device_latency_us = 0;
   CollectiveChoice best;
+  Time best_rank;
   bool found = false;
   for (const CollectiveAlgorithm* a : algos) {
     FlowPlan plan = a->lower(ctx);
     for (Protocol p : protos) {
       if (!m.protocol_enabled(a->latency_class(), p)) continue;
-      const Time t = predict_time(m, a->latency_class(), p, plan, topo, intra);
-      if (!found || t < best.predicted) {
+      const Time t = predict_time(tuner, a->latency_class(), p, plan, topo, intra);
+      if (!found || t < best_rank) {
         best.algorithm = a;
         best.protocol = p;
-        best.predicted = t;
+        best_rank = t;
         found = true;
       }
     }
     if (found && best.algorithm == a) best.plan = std::move(plan);
   }
+  if (found) best.predicted = predict_time(m, best.algorithm->latency_class(), best.protocol, best.plan, topo, intra);
   if (!found)
     throw ConfigError(pos, fmt::format("protocol {} is not available for the chosen algorithm", call.protocol));
   best.intra = intra;

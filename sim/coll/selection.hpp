@@ -1,7 +1,9 @@
 #pragma once
 // Choosing what runs: a named algorithm/protocol, or `auto` = every applicable algorithm x enabled
-// protocol predicted with nccl_model.hpp's predict_time(), fastest kept (NCCL's tuner does the same
-// with its latency/bandwidth table). Bad names and inapplicable choices are ConfigErrors.
+// protocol ranked with nccl_model.hpp's predict_time() in NCCL's tuner view (its latency table: the
+// per-step latency once per step, no device latency; tuning.cc), fastest kept, as NCCL's tuner does
+// with its latency/bandwidth table. `predicted` is then the choice's full cost. Bad names and
+// inapplicable choices are ConfigErrors.
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/nccl_model.hpp"
 

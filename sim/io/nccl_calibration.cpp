@@ -31,9 +31,15 @@ void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& w
   m.finish();
 }
 
+double non_negative_us(MapReader& m, const std::string& key) {
+  const double us = m.time(key).micros();
+  if (us < 0) m.fail(m.get(key), fmt::format("'{}' must not be negative, got {} us", key, us));
+  return us;
+}
+
 }  // namespace
 
-NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, bool legacy_header) {
+NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, bool legacy_header, int format_version) {
   NcclModelParams p;
   MapReader top(f, node, legacy_header ? "a calibration profile" : "'collectives'");
   if (legacy_header) {
@@ -59,6 +65,8 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
   p.channels = top.positive_int_or("channels", p.channels, limits::kMaxChannels);
   p.nccl_channels = top.positive_int_or("nccl_channels", p.nccl_channels, limits::kMaxChannels);
   p.pipeline_depth = top.positive_int_or("pipeline_depth", p.pipeline_depth, 1 << 20);
+  // Latency rounds of a Simple ring over NVLink (nccl_channels.hpp latency_rounds); 1 = NCCL's tuning model.
+  p.simple_slices_per_chunk = top.positive_int_or("simple_slices_per_chunk", p.simple_slices_per_chunk, 64);
   if (YAML::Node e = top.get("channel_cap")) {  // per-channel bus-bandwidth caps; 0 = none
     MapReader m(f, e, "'channel_cap'");
     const char* names[] = {"LL", "LL128", "Simple"};
@@ -74,7 +82,17 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
       p.pipeline_chunk_bytes[i] = m.bytes_or(names[i], Bytes(p.pipeline_chunk_bytes[i])).value();
     m.finish();
   }
-  if (YAML::Node e = top.get("extra_latency")) p.extra_latency_us = top.time("extra_latency").micros();
+  // plansim_profile 1 (and the NCCL-only format) had one per-call `extra_latency`, charged to every call:
+  // read as device_latency, as before. Format 2 splits it (nccl_model.hpp) and refuses the old key.
+  if (YAML::Node e = top.get("extra_latency")) {
+    if (format_version >= 2)
+      f.fail(e, "'extra_latency' was split in plansim_profile 2: use 'device_latency' (every call, training "
+                "included) and/or 'launch_overhead' (a benchmark loop's per-call floor); see README "
+                "\"Calibration profiles\"");
+    p.device_latency_us = non_negative_us(top, "extra_latency");
+  }
+  if (top.get("device_latency")) p.device_latency_us = non_negative_us(top, "device_latency");
+  if (top.get("launch_overhead")) p.launch_overhead_us = non_negative_us(top, "launch_overhead");
   if (top.get("net_latency")) p.net_latency_us = top.time("net_latency").micros();
   if (top.get("net_overhead")) p.net_overhead_us = top.time("net_overhead").micros();
   if (YAML::Node b = top.get("base_latency_us")) read_per_class(f, b, "'base_latency_us'", p.base_latency_us);
@@ -100,7 +118,7 @@ NcclModelParams read(const YamlFile& f) {
                                           "parameters), so it cannot calibrate collectives");
     return *profile.collectives;
   }
-  return read_nccl_section(f, f.root(), true);
+  return read_nccl_section(f, f.root(), true, 1);
 }
 
 }  // namespace

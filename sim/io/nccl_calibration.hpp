@@ -12,7 +12,10 @@
 //   ll_max: 141 GB/s                     # LL's total bus-bandwidth cap (tuning.cc llMaxBws)
 //   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
 //   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
-//   extra_latency: 10 us                 # per call (launch / benchmark timing overhead)
+//   simple_slices_per_chunk: 2           # latency rounds of a Simple ring over NVLink (1 = NCCL's tuning model)
+//   device_latency: 5 us                 # per call, every call (training included)
+//   launch_overhead: 10 us               # a benchmark loop's per-call floor (host launch; measure.hpp)
+//   (extra_latency: 10 us                # format 1 only: read as device_latency)
 //   net_latency: 0 us                    # per network step: the transport's latency (x2 with Simple)
 //   net_overhead: 1 us                   # per intra-server step of a multi-server ring, at least (x3 Simple)
 //   base_latency_us: {ring: [LL, LL128, Simple], tree: [...], nvls: [...]}   # negative = protocol off

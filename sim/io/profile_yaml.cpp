@@ -51,10 +51,10 @@ CalibrationProfile read_profile(const YamlFile& f) {
   MapReader m(f, f.root(), "a calibration profile");
   const YAML::Node version = m.require("plansim_profile");
   const int v = m.required<int>("plansim_profile");
-  if (v != kProfileFormatVersion)
+  if (v < 1 || v > kProfileFormatVersion)
     m.fail(version, v > kProfileFormatVersion
-                        ? fmt::format("profile format {} is newer than this plansim reads ({})", v, kProfileFormatVersion)
-                        : fmt::format("unknown profile format {} (this plansim reads {})", v, kProfileFormatVersion));
+                        ? fmt::format("profile format {} is newer than this plansim reads (1 to {})", v, kProfileFormatVersion)
+                        : fmt::format("unknown profile format {} (this plansim reads 1 to {})", v, kProfileFormatVersion));
   CalibrationProfile p;
   p.file = f.name();
   p.name = m.required<std::string>("name");
@@ -64,7 +64,7 @@ CalibrationProfile read_profile(const YamlFile& f) {
   p.source = read_source(f, m.require("source"));
   if (YAML::Node c = m.get("compute")) p.compute = read_compute(f, c);
   if (YAML::Node c = m.get("collectives"))
-    p.collectives = std::make_shared<const NcclModelParams>(read_nccl_section(f, c, false));
+    p.collectives = std::make_shared<const NcclModelParams>(read_nccl_section(f, c, false, v));
   m.allow({"fit", "measured"});  // written by `plansim calibrate` for people; not read
   m.finish();
   return p;

@@ -7,7 +7,7 @@
 //   stack: "Megatron-Core + Transformer Engine"   # software it was fitted on (free text)
 //   source: {summary: "...", fitted_by: "plansim calibrate --runs ...", data: ["...", ...]}   # required
 //   compute: {sustained_factor: 0.8, ...}    # the scenario's `compute:` keys
-//   collectives: {efficiency: {nvlink: 0.8}, extra_latency: 5 us, ...}   # the NCCL model (nccl_calibration.hpp)
+//   collectives: {efficiency: {nvlink: 0.8}, device_latency: 5 us, ...}   # the NCCL model (nccl_calibration.hpp)
 //   fit: ...                                 # written by `plansim calibrate`: residuals, leave-one-out (not read)
 //   measured: ...                            # microbenchmark fits behind the keys above (not read)
 //

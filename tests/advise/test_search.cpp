@@ -105,7 +105,9 @@ TEST_CASE("search: one pipeline of the 145.6B row (64 A100, batch 32): TP 8 x PP
     if (p.scenario.parallel.tp == 4) best_tp4 = std::max(best_tp4, p.metrics.tokens_per_s);
   }
   CHECK(best_tp4 > 0);
-  CHECK(best.metrics.tokens_per_s > 1.1 * best_tp4);
+  // TP 8's margin over TP 4: ~10 % (9.7 % since its ~48 MiB TP all-reduces pay the Simple ring's per-slice
+  // latency, nccl_channels.hpp latency_rounds, as the A100 nccl-tests table's 32-64 MiB rows measure).
+  CHECK(best.metrics.tokens_per_s > 1.05 * best_tp4);
 }
 
 TEST_CASE("search: strategy guidance, a 1.3B model on 16 GPUs is best as plain data parallelism", "[advise]") {

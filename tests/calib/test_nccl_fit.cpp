@@ -1,4 +1,4 @@
-// The NCCL-model fit of `plansim calibrate --topology` recovers the efficiency and extra latency that
+// The NCCL-model fit of `plansim calibrate --topology` recovers the efficiency and per-call latencies that
 // generated its data, and refuses rows it cannot model.
 #include <catch2/catch.hpp>
 
@@ -28,23 +28,25 @@ calib::Measurements synthetic(const Topology& topo, const NcclModelParams& truth
 }
 }  // namespace
 
-TEST_CASE("nccl fit: recovers the network efficiency and extra latency that made the data", "[calib][coll]") {
+TEST_CASE("nccl fit: recovers the network efficiency and device latency that made the data", "[calib][coll]") {
   const Topology topo = test::cluster_topology(2, 4);
   NcclModelParams truth;
   truth.network_efficiency = 0.7;
-  truth.extra_latency_us = 12.0;
+  truth.device_latency_us = 12.0;
   const calib::Measurements m = synthetic(topo, truth, 8, "a.json");
   const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
   CHECK(f.efficiency_key == "network");
   CHECK(f.efficiency == Approx(0.7));
-  CHECK(f.extra_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.device_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.launch_overhead_us == 0);  // no floor in the data: not identified, left at 0
+  CHECK(f.launch_bound_rows == 0);
   CHECK(f.loo_by == "sample");
   for (const auto& r : f.residuals) {
     CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
     CHECK(r.loo_predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
   }
   const std::string yaml = calib::nccl_fit_profile_yaml(f, m, "t.yaml", {"H100"});
-  CHECK_THAT(yaml, Catch::Contains("network: 0.70") && Catch::Contains("extra_latency: 12.0"));
+  CHECK_THAT(yaml, Catch::Contains("network: 0.70") && Catch::Contains("device_latency: 12.0"));
 }
 
 TEST_CASE("nccl fit: one group inside an NVLink server fits the NVLink efficiency; folds by file", "[calib][coll]") {
@@ -70,4 +72,31 @@ TEST_CASE("nccl fit: unknown algorithms, too many ranks and no rows are errors a
   m.collectives[2].nranks = 9;
   CHECK_THROWS_WITH(calib::fit_nccl_model(m, topo, NcclModelParams{}), Catch::Contains("9 ranks"));
   CHECK_THROWS_AS(calib::fit_nccl_model(calib::Measurements{}, topo, NcclModelParams{}), ConfigError);
+}
+
+TEST_CASE("nccl fit: a benchmark floor and a device latency are told apart", "[calib][coll]") {
+  // Small rows sit on the host's launch floor (time = launch), larger ones pay model + device latency:
+  // both are identified, and the floor binds the rows below it.
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams truth;
+  truth.device_latency_us = 5.0;
+  truth.launch_overhead_us = 60.0;
+  const calib::Measurements m = synthetic(topo, truth, 4, "a.json");
+  const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  CHECK(f.device_latency_us == Approx(5.0).margin(0.05));
+  CHECK(f.launch_overhead_us == Approx(60.0).margin(0.05));
+  CHECK(f.launch_bound_rows >= 1);
+  CHECK(f.params.launch_overhead_us == Approx(60.0).margin(0.05));
+}
+
+TEST_CASE("launch overhead floors a benchmark call (measure_collective), device latency adds", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams p;
+  const double bare = measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros();
+  p.launch_overhead_us = bare + 100;
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros() == Approx(bare + 100));
+  p.launch_overhead_us = 0.5 * bare;  // below the device time: no effect
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros() == Approx(bare));
+  p.device_latency_us = 7;
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros() == Approx(bare + 7).epsilon(1e-6));
 }

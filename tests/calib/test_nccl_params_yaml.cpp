@@ -9,14 +9,14 @@ using namespace plansim;
 
 namespace {
 NcclModelParams reread(const std::string& section) {
-  return io::parse_nccl_calibration("plansim_profile: 1\nname: t\nsource: test\n" + section, "t.yaml");
+  return io::parse_nccl_calibration("plansim_profile: 2\nname: t\nsource: test\n" + section, "t.yaml");
 }
 }  // namespace
 
-TEST_CASE("nccl_params_yaml: defaults write only the extra latency (and the asked efficiency)", "[calib]") {
+TEST_CASE("nccl_params_yaml: defaults write only the per-call latencies (and the asked efficiency)", "[calib]") {
   const NcclModelParams d;
-  CHECK(calib::nccl_params_yaml(d) == "collectives:\n  extra_latency: 0.00 us\n");
-  CHECK(calib::nccl_params_yaml(d, "nvls") == "collectives:\n  efficiency:\n    nvls: 0.61\n  extra_latency: 0.00 us\n");
+  CHECK(calib::nccl_params_yaml(d) == "collectives:\n  device_latency: 0.00 us\n  launch_overhead: 0.00 us\n");
+  CHECK(calib::nccl_params_yaml(d, "nvls") == "collectives:\n  efficiency:\n    nvls: 0.61\n  device_latency: 0.00 us\n  launch_overhead: 0.00 us\n");
 }
 
 TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip", "[calib]") {
@@ -25,9 +25,11 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.ll_max_GBps = 87.7;
   p.nvlink_efficiency = 0.77;
   p.pcie_efficiency = 0.15;
-  p.extra_latency_us = 12.5;
+  p.device_latency_us = 12.5;
+  p.launch_overhead_us = 30;
   p.nccl_channels = 4;
   p.pipeline_depth = 3;
+  p.simple_slices_per_chunk = 1;
   p.net_latency_us = 7;
   p.hw_latency_us[1][0] = {2.0, 3.0, 9.0};
   const NcclModelParams q = reread(calib::nccl_params_yaml(p));
@@ -36,9 +38,11 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   CHECK(q.nvlink_efficiency == Approx(0.77));
   CHECK(q.pcie_efficiency == Approx(0.15));
   CHECK(q.network_efficiency == Approx(NcclModelParams{}.network_efficiency));
-  CHECK(q.extra_latency_us == Approx(12.5));
+  CHECK(q.device_latency_us == Approx(12.5));
+  CHECK(q.launch_overhead_us == Approx(30));
   CHECK(q.nccl_channels == 4);
   CHECK(q.pipeline_depth == 3);
+  CHECK(q.simple_slices_per_chunk == 1);
   CHECK(q.net_latency_us == Approx(7));
   CHECK(q.hw_latency_us[1][0] == p.hw_latency_us[1][0]);
   CHECK(q.hw_latency_us[0] == NcclModelParams{}.hw_latency_us[0]);

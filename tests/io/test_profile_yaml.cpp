@@ -75,14 +75,26 @@ TEST_CASE("profile: a valid profile reads every section", "[io][profile]") {
   CHECK_FALSE(p.compute.matmul_tflops);
   REQUIRE(p.collectives);
   CHECK(p.collectives->pcie_efficiency == 0.5);
-  CHECK(p.collectives->extra_latency_us == Approx(3));
+  CHECK(p.collectives->device_latency_us == Approx(3));  // format 1's extra_latency, charged as before
+  CHECK(p.collectives->launch_overhead_us == 0);
 }
 
 TEST_CASE("profile: errors point at file:line:col", "[io][profile]") {
   CHECK(error_of([] { io::parse_profile("name: x\nsource: y\n", "p.yaml"); }) ==
         "p.yaml:1:1: a calibration profile is missing the required key 'plansim_profile'");
-  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\n", "p.yaml"); }),
-             Catch::StartsWith("p.yaml:1:18: profile format 2 is newer"));
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 3\nname: x\nsource: y\n", "p.yaml"); }),
+             Catch::StartsWith("p.yaml:1:18: profile format 3 is newer"));
+  // Format 2 split extra_latency: the old key is refused with the migration, at its line.
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncollectives:\n  extra_latency: 5 us\n",
+                                             "p.yaml"); }),
+             Catch::StartsWith("p.yaml:5:18: 'extra_latency' was split in plansim_profile 2") &&
+                 Catch::Contains("device_latency") && Catch::Contains("launch_overhead"));
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncollectives: {simple_slices_per_chunk: 0}\n",
+                                             "p.yaml"); }),
+             Catch::StartsWith("p.yaml:4:") && Catch::Contains("simple_slices_per_chunk"));
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncollectives: {launch_overhead: -1 us}\n",
+                                             "p.yaml"); }),
+             Catch::StartsWith("p.yaml:4:") && Catch::Contains("launch_overhead"));
   CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 1\nname: x\nsource: y\ncompute: {atention_efficiency: 1}\n",
                                              "p.yaml"); }),
              Catch::StartsWith("p.yaml:4:11:") && Catch::Contains("attention_efficiency"));

@@ -74,7 +74,7 @@ expect_exit 2 "$plansim" run "$src/scenarios/seed-small-batch.yaml" --calibratio
 n="$src/tests/data/nccl_tests"
 expect_stdout '^    - op: all_reduce' "$plansim" calibrate "$n/single_node_allreduce.log"
 expect_stdout '^    - op: reduce_scatter' "$plansim" calibrate "$n/reduce_scatter.json" "$n/single_node_allreduce.log"
-expect_stdout '^plansim_profile: 1' "$plansim" calibrate "$n/srun_2node_allreduce.log"
+expect_stdout '^plansim_profile: 2' "$plansim" calibrate "$n/srun_2node_allreduce.log"
 expect_stderr 'mean \|residual\| .* mean \|leave-one-out\|' "$plansim" calibrate "$n/single_node_allreduce.log"
 expect_stdout 'leave-one-out' "$plansim" calibrate "$n/old_v2_allreduce.log" -o "$tmp/nccl_profile.yaml"
 expect_exit 2 "$plansim" calibrate "$n/wrong_allreduce.log"
