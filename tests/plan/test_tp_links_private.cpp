@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "sim/io/scenario_loader.hpp"
@@ -105,4 +106,30 @@ TEST_CASE("tp_links_private: the island-parts shortcut answers as full routes do
     }
   }
   CHECK(not_private > 0);
+}
+
+TEST_CASE("tp_links_private: TP over PCIe switches that carry the NICs' traffic is not private", "[symmetry][tp_private]") {
+  // Two PCIe servers (no NVLink), a NIC per GPU pair on its PCIe switch, one Ethernet switch: TP groups of 2, 4
+  // use PCIe links inside a server that the DP transfers' routes to the NICs also cross, so the answer
+  // comes from the routes' parts inside the end islands.
+  const auto dir = std::filesystem::temp_directory_path() / "plansim_tp_links_private";
+  std::filesystem::create_directories(dir);
+  const auto topo_file = dir / "pcie-cluster.yaml";
+  std::ofstream(topo_file) << "name: pcie-cluster\nnodes: 2\nnode:\n  gpu: H100-PCIe\n  gpus: 8\n"
+                              "  pcie: {generation: 5, gpus_per_switch: 2, latency: 0.5 us}\n"
+                              "  nics: {count: 4, kind: ethernet, bandwidth: 200 Gb/s, latency: 1 us}\n"
+                              "fabric: {kind: single_switch}\n";
+  const std::string src = PLANSIM_SOURCE_DIR;
+  for (const std::string tp : {"2", "4"}) {
+    const LoadedScenario s = load_scenario(src + "/scenarios/llama3-70b-64-h100.yaml",
+                                           {"topology=" + topo_file.string(), "nodes=2", "parallel.tp=" + tp,
+                                            "parallel.pp=1", "parallel.dp=" + std::to_string(16 / std::stoi(tp))});
+    for (const CompileOptions& o : {CompileOptions{false}, CompileOptions{true}, CompileOptions{.fold_dp = true}}) {
+      const CompiledPlan plan = compile_plan(s.scenario, o);
+      INFO("tp " << tp << " fold " << plan.fold);
+      const bool expected = reference(plan, s.topology);
+      CHECK(tp_links_private(plan, s.topology) == expected);
+      CHECK_FALSE(expected);
+    }
+  }
 }
