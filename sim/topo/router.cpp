@@ -361,16 +361,16 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
         }
     }
     cand_.clear();
+    cand_arc_.clear();
     for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1) cand_.push_back(fab_out_[i].other);
-    if (cand_.empty()) return false;
-    size_t pick = next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()]);
-    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1 && pick-- == 0) {
-        path.push_back(LinkId(fab_out_[i].link));
-        cur = fab_out_[i].other;
-        break;
+      if (table[fab_out_[i].other] == d - 1) {
+        cand_.push_back(fab_out_[i].other);
+        cand_arc_.push_back(i);
       }
+    if (cand_.empty()) return false;
+    const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
+    path.push_back(LinkId(arc.link));
+    cur = arc.other;
   }
 }
 

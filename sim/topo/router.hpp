@@ -108,6 +108,7 @@ class Router {
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
+  mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
 };
 
 }  // namespace plansim::detail
