@@ -5,10 +5,12 @@
 #   MoE 9,216 (scenarios/bench/simai-moe-9216-h100.yaml): <= 5 s CPU and <= 1 GiB
 #   Llama 3 405B on 16,384 H100: <= 0.5 s CPU
 #   GPT-3 175B on 1,024 A100: no target (its figure is tracked)
+#   `plansim run --bound` on the MoE scenario: <= 0.1 s CPU
+#   the realistic search (an 18.4B model on 256 A100, validate/megatron/template.yaml, TP/PP/DP/micro-batch/
+#   recompute/ZeRO free, exact top 10 by pruning with the bound, -j 2 pinned to two cores where taskset
+#   exists): <= 60 s wall on 2 cores
 # Usage: scripts/bench_plans.sh [BUILD_DIR] [RUNS] [ROWS]
-#   ROWS: a comma list of row keys (default: all): moe, llama405b, gpt3, llama70b; and, where the build
-#   has them, bound (`plansim run --bound` on the MoE scenario, <= 0.1 s) and search (the realistic
-#   search, <= 60 s wall): rows other work adds through the `extra_rows` hook below.
+#   ROWS: a comma list of row keys (default: all): moe, llama405b, gpt3, llama70b, bound, search.
 # Extra arguments for every `plansim run` go in PLANSIM_BENCH_ARGS (e.g. --no-symmetry).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +19,10 @@ runs=${2:-5}
 rows=${3:-moe,llama405b,gpt3,llama70b,bound,search}
 plansim=$build/plansim
 read -r -a extra <<<"${PLANSIM_BENCH_ARGS:-}"
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c 0,1)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 want() { [[ ",$rows," == *",$1,"* ]]; }
 # bench LABEL CPU_TARGET_S RSS_TARGET_GIB WALL_TARGET_S -- COMMAND...  (a target "-" is none)
@@ -24,7 +30,11 @@ bench() {
   local label=$1 cpu_t=$2 rss_t=$3 wall_t=$4; shift 5
   local walls=() cpus=() rss=()
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f '%e %U %S %M' "$@" >/dev/null; } 2>&1 | tail -1 )
+    if ! /usr/bin/time -o "$tmp" -f '%e %U %S %M' "$@" >/dev/null 2>/dev/null; then
+      echo "bench_plans.sh: $label: the command failed: $*" >&2
+      exit 1
+    fi
+    out=$(tail -1 "$tmp")
     read -r w u s r <<<"$out"
     walls+=("$w"); cpus+=("$(echo "$u + $s" | bc -l)"); rss+=("$r")
   done
@@ -32,7 +42,7 @@ bench() {
   mc=$(printf '%s\n' "${cpus[@]}" | median)
   mr=$(printf '%s\n' "${rss[@]}" | median)
   local gib; gib=$(echo "$mr / 1048576" | bc -l)
-  printf '%-34s median wall %7.2f s  CPU %7.2f s  peak RSS %5.2f GiB  (%d runs)' "$label" "$mw" "$mc" "$gib" "$runs"
+  printf '%-40s median wall %7.2f s  CPU %7.2f s  peak RSS %5.2f GiB  (%d runs)' "$label" "$mw" "$mc" "$gib" "$runs"
   [ "$cpu_t" != - ] && printf '  CPU/%s s = %.2f' "$cpu_t" "$(echo "$mc / $cpu_t" | bc -l)"
   [ "$rss_t" != - ] && printf '  RSS/%s GiB = %.2f' "$rss_t" "$(echo "$gib / $rss_t" | bc -l)"
   [ "$wall_t" != - ] && printf '  wall/%s s = %.2f' "$wall_t" "$(echo "$mw / $wall_t" | bc -l)"
@@ -48,10 +58,9 @@ want gpt3 && run "GPT-3 175B, 1,024 A100" - - - -- \
   "$plansim" run "$scen/gpt3-175b-1024-a100.yaml" --allow-oom "${extra[@]}"
 want llama70b && run "Llama 3 70B, 64 H100" - - - -- \
   "$plansim" run "$scen/llama3-70b-64-h100.yaml" --allow-oom "${extra[@]}"
-# Rows for `--bound` and the realistic search: defined by scripts/bench_rows.sh where present
-# (`extra_rows` calls `run LABEL CPU RSS WALL -- COMMAND...` for rows `bound` and `search`).
-if [ -f "$here/scripts/bench_rows.sh" ]; then
-  # shellcheck source=/dev/null
-  . "$here/scripts/bench_rows.sh"
-  extra_rows
-fi
+want bound && run "run --bound, MoE 9,216 H100" 0.1 - - -- \
+  "$plansim" run "$scen/bench/simai-moe-9216-h100.yaml" --bound
+search_row=(--set model.layers=40 --set model.hidden=6144 --set model.heads=48 --set training.global_batch=1024)
+want search && run "search 18.4B on 256 A100 (exact top 10)" - - 60 -- \
+  "${pin[@]}" "$plansim" search "$here/validate/megatron/template.yaml" --gpus 256 "${search_row[@]}" -j 2 --top 10
+true  # a last row not asked for is no failure

@@ -37,8 +37,22 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
     }
   }
   if (!any_tp) return true;
+  // Where every TP link joins two nodes of one island (TP inside servers or NVLink domains), a route
+  // between islands can touch one only inside its end islands: its other links each have a fabric
+  // switch at one end. Topology::route_island_links gives those parts without walking the fabric
+  // (tests/topo/test_route_island_links.cpp checks them against route()).
+  bool tp_inside_islands = true;
+  for (size_t l = 0; l < tp_link.size() && tp_inside_islands; ++l) {
+    if (!tp_link[l]) continue;
+    const Link& k = topo.link(LinkId::from(l));
+    tp_inside_islands = topo.island(k.src) >= 0 && topo.island(k.src) == topo.island(k.dst);
+  }
+  std::vector<LinkId> ends;
   auto clean = [&](uint32_t a, uint32_t b) {
-    for (LinkId l : topo.route(GpuId(a), GpuId(b)))
+    const std::span<const LinkId> links = tp_inside_islands && topo.route_island_links(GpuId(a), GpuId(b), ends)
+                                              ? std::span<const LinkId>(ends)
+                                              : topo.route(GpuId(a), GpuId(b));
+    for (LinkId l : links)
       if (tp_link[l.index()]) return false;
     return true;
   };

@@ -361,17 +361,28 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
         }
     }
     cand_.clear();
+    cand_arc_.clear();
     for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1) cand_.push_back(fab_out_[i].other);
-    if (cand_.empty()) return false;
-    size_t pick = next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()]);
-    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1 && pick-- == 0) {
-        path.push_back(LinkId(fab_out_[i].link));
-        cur = fab_out_[i].other;
-        break;
+      if (table[fab_out_[i].other] == d - 1) {
+        cand_.push_back(fab_out_[i].other);
+        cand_arc_.push_back(i);
       }
+    if (cand_.empty()) return false;
+    const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
+    path.push_back(LinkId(arc.link));
+    cur = arc.other;
   }
+}
+
+bool Router::ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) const {
+  auto port_of = [&](NodeId n, bool forward) {
+    const Node& nd = nodes_[n.index()];
+    if (nd.kind == NodeKind::gpu && nd.nic.valid() && is_port_[nd.nic.index()]) return nd.nic;  // affinity
+    return nearest_port(n, forward, key);
+  };
+  pa = island_[a.index()] >= 0 ? port_of(a, true) : a;
+  pb = island_[b.index()] >= 0 ? port_of(b, false) : b;
+  return pa.valid() && pb.valid();
 }
 
 std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
@@ -383,14 +394,8 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
     path.clear();
     if (bfs_path(a, b, ia, key, path)) return path;
   } else if (hierarchical_) {
-    auto port_of = [&](NodeId n, bool forward) {
-      const Node& nd = nodes_[n.index()];
-      if (nd.kind == NodeKind::gpu && nd.nic.valid() && is_port_[nd.nic.index()]) return nd.nic;  // affinity
-      return nearest_port(n, forward, key);
-    };
-    const NodeId pa = ia >= 0 ? port_of(a, true) : a;
-    const NodeId pb = ib >= 0 ? port_of(b, false) : b;
-    if (pa.valid() && pb.valid()) {
+    NodeId pa, pb;
+    if (ports(a, b, key, pa, pb)) {
       path.reserve(16);
       bool ok = pa == a || island_segment(a, pa, ia, path);
       ok = ok && fabric_path(pa, pb, key, static_cast<uint32_t>(path.size()), path);
@@ -401,6 +406,27 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
   }
   if (bfs_path(a, b, kAnywhere, key, path)) return path;
   return std::nullopt;
+}
+
+// route()'s hierarchical branch without the fabric walk. fabric_path(pa, pb) succeeds exactly when pa
+// is cabled to a switch with a distance in pb's table: from a switch at distance d > 0 the table's
+// BFS (over in-links from pb's feeding switches) left a link to one at d − 1, and a switch at 0 feeds
+// pb, so the walk never stops short; pa is an island node here (a and b lie in islands).
+bool Router::island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const {
+  const int ia = island_[a.index()], ib = island_[b.index()];
+  if (!hierarchical_ || ia < 0 || ib < 0 || ia == ib) return false;
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  NodeId pa, pb;
+  if (!ports(a, b, key, pa, pb) || is_fabric(pa)) return false;
+  const std::vector<int32_t>& table = fabric_table(pb);
+  bool reaches = false;
+  for (LinkId l : out_[pa.index()]) {
+    const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+    reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
+  }
+  if (!reaches) return false;
+  out.clear();
+  return (pa == a || island_segment(a, pa, ia, out)) && (pb == b || island_segment(pb, b, ib, out));
 }
 
 }  // namespace plansim::detail

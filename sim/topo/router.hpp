@@ -43,6 +43,8 @@ class Router {
   [[nodiscard]] int num_islands() const { return num_islands_; }
   // The route from a to b (a != b), or nullopt when b cannot be reached.
   [[nodiscard]] std::optional<std::vector<LinkId>> route(NodeId a, NodeId b) const;
+  // Topology::route_island_links: route(a, b)'s links inside the end islands, without the fabric walk.
+  bool island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const;
 
  private:
   using Filter = int;  // island to stay in, or kAnywhere
@@ -51,6 +53,9 @@ class Router {
   // with nvlink_only, over NVLink links alone.
   bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
                 bool nvlink_only = false) const;
+  // The ports route(a, b) leaves a's island and enters b's island by (a or b itself when a switch);
+  // false when one has none.
+  bool ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) const;
   // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
   NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
   [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;
@@ -103,6 +108,7 @@ class Router {
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
+  mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
 };
 
 }  // namespace plansim::detail

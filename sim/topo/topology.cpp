@@ -61,6 +61,10 @@ std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   return cache.insert(key, *path);
 }
 
+bool Topology::route_island_links(GpuId a, GpuId b, std::vector<LinkId>& out) const {
+  return impl_->router->island_parts(gpu_node(a), gpu_node(b), out);
+}
+
 Topology Topology::with_gpus(const std::vector<GpuId>& gpus) && {
   std::vector<bool> seen(gpus_.size(), false);
   std::vector<NodeId> nodes;

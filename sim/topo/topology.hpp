@@ -78,6 +78,11 @@ class Topology {
   // Throws ConfigError-free InternalError if b is unreachable. Not thread-safe (one Topology per thread).
   [[nodiscard]] std::span<const LinkId> route(NodeId a, NodeId b) const;
   [[nodiscard]] std::span<const LinkId> route(GpuId a, GpuId b) const { return route(gpu_node(a), gpu_node(b)); }
+  // For GPUs a and b of different islands whose route crosses the fabric: `out` = the links of
+  // route(a, b) inside islands (a -> its port, then b's port -> b), found without walking the fabric;
+  // every other link of the route has a fabric switch at one end. False (`out` unspecified) when the
+  // route is not of that form: call route(). Not cached; cheap (the end segments are).
+  bool route_island_links(GpuId a, GpuId b, std::vector<LinkId>& out) const;
 
   // Links leaving a node, in id order.
   [[nodiscard]] std::span<const LinkId> out_links(NodeId n) const;
