@@ -102,11 +102,21 @@ void for_each_tile(const ComputeParams& p, const GemmDims& d, F&& f) {
     const double tm = t[0], tn = t[1];
     const double tiles = std::ceil(d.m / tm) * std::ceil(d.n / tn) * std::ceil(d.batch);
     const double eff = std::min(1.0, p.gemm_feed_ratio * intensity(tm, tn) / best);
-    TileCost c;
+    const double epilogue = p.gemm_tile_latency.seconds() + tm * tn * out_e / sm_hbm;
+    const double step_flops = 2 * tm * tn * tk / eff;
+    TileCost c;  // data-parallel: whole tiles, one per SM at a time
     c.waves = p.sm_count > 0 ? std::ceil(tiles / sms) : tiles;
-    c.fixed_s = p.gemm_tile_latency.seconds() + tm * tn * out_e / sm_hbm;
-    c.loop_flops = k_steps * 2 * tm * tn * tk / eff;
+    c.fixed_s = epilogue;
+    c.loop_flops = k_steps * step_flops;
     f(c);
+    if (p.sm_count <= 0 || tiles <= 0) continue;
+    // Stream-K: the tiles' K steps dealt evenly to the SMs; each SM finishes ceil(tiles / SMs) tiles'
+    // epilogues and fixes up one split tile (its fp32 partial written and read back).
+    TileCost k;
+    k.waves = 1;
+    k.fixed_s = std::ceil(tiles / sms) * epilogue + 2 * tm * tn * 4 / sm_hbm;
+    k.loop_flops = std::ceil(tiles * k_steps / sms) * step_flops;
+    f(k);
   }
 }
 

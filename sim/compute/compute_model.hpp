@@ -17,6 +17,15 @@
 // main loop runs at min(1, gemm_feed_ratio · intensity(tile) / intensity(256×128)) of the largest
 // tile's rate (the guide: "larger tiles ... are more efficient"); gemm_feed_ratio 1 = the operand
 // feed exactly keeps up with the 256×128 tile.
+// Where the tiles leave the last wave partly empty, the kernel may instead deal the tiles' K steps
+// evenly to the SMs (stream-K: Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense
+// Matrix-Matrix Multiplication on the GPU", PPoPP 2023; CUTLASS 3's Hopper stream-K tile scheduler;
+// cuBLASLt's split-K): ceil(tiles · k_steps / SMs) steps per SM, ceil(tiles / SMs) epilogues, and one
+// split tile per SM to fix up (its fp32 partial written to HBM and read back: the paper's "at most one
+// fixup per CTA"); the faster of the two schedules is taken. Without it no per-SM rate at or below the
+// hardware's peak could time the fp8 MAMF shape (1280×4096×12032: 160 tiles of 256×128 on 132 SMs, two
+// waves, the second 28/132 full) at MAMF: the anchor would need ~2,400 TFLOP/s of fp8 main loop, above
+// H100's 1,979 dense peak (tested), and every full-wave fp8 GEMM would run 1.65 × faster than that shape.
 //
 // The per-SM main-loop rate is anchored on the measured MAMF (Stas Bekman's mamf-finder "Maximum
 // Achievable Matmul FLOPS", stas00/ml-engineering hardware table): it is chosen so that the model

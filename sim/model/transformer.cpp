@@ -13,6 +13,14 @@ double d(int64_t v) { return static_cast<double>(v); }
 OpCost gemm(std::string name, double t, double k, double n, double elem) {
   return OpCost{std::move(name), OpClass::gemm, 2 * t * k * n, (t * k + k * n + t * n) * elem, GemmDims{t, n, k, 1}};
 }
+// The same GEMM run as `chunks` pipelined pieces of t/chunks tokens each (TP communication overlap's
+// ring steps, Shard::tp_overlap_chunks): the work is unchanged, each piece is timed by its own shape.
+OpCost chunked(OpCost g, int chunks) {
+  if (chunks <= 1) return g;
+  g.dims.m /= chunks;
+  g.token_chunks = chunks;
+  return g;
+}
 OpCost eltwise(std::string name, double bytes) { return OpCost{std::move(name), OpClass::elementwise, 0, bytes}; }
 
 }  // namespace
@@ -53,7 +61,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   LayerForward f;
   f.activation_tokens = t;
   f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * a));
-  f.attention.push_back(gemm("qkv", t, h, (q + 2 * kv) / tp, e));
+  f.attention.push_back(chunked(gemm("qkv", t, h, (q + 2 * kv) / tp, e), sh.tp_overlap_chunks));
   // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
   // count every pair (Megatron); the kernel executes the pairs its mask leaves: a causal flash kernel
   // skips the blocks above the diagonal, and with CP Megatron's load-balanced split (the sequence cut
@@ -75,7 +83,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     core.unfused_bytes = scores * (4 * a + (m.dropout ? 2 * a + 1 : 0));
   }
   f.attention.push_back(core);
-  f.attention.push_back(gemm("attention_out", t, q / tp, h, e));
+  f.attention.push_back(chunked(gemm("attention_out", t, q / tp, h, e), sh.tp_overlap_chunks));
   f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * a));
   const int mats = m.gated_mlp ? 3 : 2;
@@ -114,9 +122,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * a));
   } else {
     const double ff = d(m.ffn_hidden) / tp;
-    f.mlp.push_back(gemm("mlp_up", t, h, ff * (mats - 1), e));
+    f.mlp.push_back(chunked(gemm("mlp_up", t, h, ff * (mats - 1), e), sh.tp_overlap_chunks));
     f.mlp.push_back(eltwise("mlp_activation", t * ff * (mats == 3 ? 3 : 2) * a));
-    f.mlp.push_back(gemm("mlp_down", t, ff, h, e));
+    f.mlp.push_back(chunked(gemm("mlp_down", t, ff, h, e), sh.tp_overlap_chunks));
   }
   f.mlp.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   return f;
@@ -148,7 +156,8 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
       const GemmDims f = it->dims;
       OpCost w = b;
       w.name = it->name + "_wgrad";
-      w.dims = GemmDims{f.k, f.n, f.m, f.batch};
+      w.dims = GemmDims{f.k, f.n, f.m * it->token_chunks, f.batch};  // weight gradients run whole
+      w.token_chunks = 1;
       w.expert.tokens_in_k = true;
       if (part == BackwardPart::weight) {
         out.push_back(std::move(w));

@@ -55,6 +55,9 @@ struct OpCost {
   // the softmax and the dropout, read by A·V; backward twice that).
   double unfused_bytes = 0;
   ExpertGemm expert{};
+  // A GEMM pipelined with a TP collective (Shard::tp_overlap_chunks): dims.m is one piece's tokens and
+  // the op is token_chunks such pieces; its weight gradient (backward_of) runs whole (K = all tokens).
+  int token_chunks = 1;
   [[nodiscard]] double executed_flops() const { return flops * executed; }
 };
 
@@ -68,6 +71,12 @@ struct Shard {
   // blocks and recomputes the scores in backward; materialised (2021 Megatron's fused softmax) runs
   // the full s×s products in both passes.
   bool flash_attention = true;
+  // TP communication overlapped with the GEMMs beside it (training.overlap.tp_comm: Megatron's
+  // userbuffers tp_comm_overlap, PyTorch's async TP): the collective is cut into tp ring steps, each
+  // overlapped with the GEMM on one piece of the tokens, so qkv, attention_out, mlp_up and mlp_down
+  // (forward and data gradient) run as tp GEMMs of t/tp tokens, timed by that shape (smaller tiles,
+  // emptier waves); 1 = whole GEMMs.
+  int tp_overlap_chunks = 1;
 };
 
 // Query-key pairs one sequence of length s computes under `a` (causal: s(s+1)/2; window w < s:

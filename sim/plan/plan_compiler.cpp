@@ -16,6 +16,7 @@
 #include "sim/plan/pair_interleave.hpp"
 #include "sim/plan/plan_costs.hpp"
 #include "sim/plan/rank_mapping.hpp"
+#include "sim/plan/tp_overlap.hpp"
 #include "sim/sched/registry.hpp"
 #include "sim/sched/holding.hpp"
 
@@ -141,9 +142,12 @@ class RankBuilder {
   // ---- emission helpers ----
   uint32_t emit(ProgramOp op, std::initializer_list<uint32_t> deps) {
     op.dep_begin = static_cast<uint32_t>(p_.deps.size());
+    const uint32_t tp_join = op.kind == OpKind::compute || op.kind == OpKind::send ? tp_ov_.take() : kNone;
     for (uint32_t d : deps)
       if (d != kNone && std::find(p_.deps.begin() + op.dep_begin, p_.deps.end(), d) == p_.deps.end())
         p_.deps.push_back(d);
+    if (tp_join != kNone && std::find(p_.deps.begin() + op.dep_begin, p_.deps.end(), tp_join) == p_.deps.end())
+      p_.deps.push_back(tp_join);
     op.dep_count = static_cast<uint32_t>(p_.deps.size()) - op.dep_begin;
     if (op.micro_batch >= 0) op.chunk = chunk_;
     p_.ops.push_back(op);
@@ -242,13 +246,17 @@ class RankBuilder {
   }
 
   // TP collective after a block (forward or backward); returns what the next block depends on.
+  // Overlapped (plan/tp_overlap.hpp): it runs beside the block and the rank's next kernel waits for it.
   uint32_t tp_after(uint32_t block, Phase ph, int mb) {
     if (s_.parallel.tp == 1) return block;
     const CommOp op = s_.parallel.sequence_parallel ? CommOp::reduce_scatter : CommOp::all_reduce;
-    uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {block});
-    return s_.training.overlap.tp_comm ? block : c;
+    const bool ov = s_.training.overlap.tp_comm;
+    uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {ov ? tp_ov_.block_in : block});
+    if (ov) tp_ov_.join = c;
+    return ov ? block : c;
   }
   uint32_t tp_before(uint32_t dep, Phase ph, int mb) {
+    tp_ov_.block_in = dep;
     if (s_.parallel.tp == 1 || !s_.parallel.sequence_parallel) return dep;
     uint32_t c = coll(StreamKind::tp_comm, CommOp::all_gather, tp_, c_.act_bytes, ph, mb, {dep});
     return s_.training.overlap.tp_comm ? dep : c;
@@ -460,6 +468,7 @@ class RankBuilder {
   double dense_layer_params_ = 0, moe_dense_params_ = 0, moe_expert_params_ = 0, emb_params_ = 0, out_params_ = 0;
   double adapter_params_ = 0;  // LoRA adapters per layer on this rank
   uint32_t last_compute_ = kNone, prev_compute_ = kNone, last_dp_ = kNone;
+  TpOverlapState tp_ov_;
   uint16_t chunk_ = 0;  // the chunk of the schedule op being emitted
   GradBuckets grads_;
   std::vector<uint32_t> param_gather_;

@@ -6,6 +6,7 @@ namespace plansim {
 
 CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s), out_(&out) {
   shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention};
+  if (s.training.overlap.tp_comm && s.parallel.tp > 1) shard_.tp_overlap_chunks = s.parallel.tp;
 }
 
 uint32_t CostTable::add(const std::string& key, std::vector<OpCost> kernels) {

@@ -53,20 +53,55 @@ TEST_CASE("GEMM model: the shape MAMF was measured on runs at exactly MAMF", "[c
 
 TEST_CASE("GEMM model: one extra row adds a whole wave (wave quantisation)", "[compute]") {
   // 132 SMs, 128×256 tiles: M = 12·128, N = 11·256 is 132 tiles, one full wave. One more row makes
-  // 13·11 = 143 tiles: two waves, the second 11/132 full, so twice the time. No other tile does
-  // better: 128×128 (3/4 of the big tile's rate) 286 tiles = 3 waves of half-work tiles = 2.0 waves'
-  // time; 64×128 550 = 5 waves × 1/2 work at 1/2 rate = 2.5; 64×64 9 waves × 1/4 at 3/8 = 3.
+  // 13·11 = 143 tiles: two waves, the second 11/132 full, so twice the time where K is one step deep
+  // (nothing to split). No other tile does better: 128×128 (3/4 of the big tile's rate) 286 tiles =
+  // 3 waves of half-work tiles = 2.0 waves' time; 64×128 550 = 5 waves × 1/2 work at 1/2 rate = 2.5;
+  // 64×64 9 waves × 1/4 at 3/8 = 3.
   const ComputeModel cm(loop_only());
-  const double one = cm.gemm_seconds(GemmDims{1536, 2816, 8192, 1});
-  CHECK(cm.gemm_seconds(GemmDims{1537, 2816, 8192, 1}) / one == Approx(2.0).epsilon(1e-9));
-  // One full wave of 128×256×64 tiles: 128 k-steps of 2·128·256·64 FLOPs at the anchored SM rate.
-  CHECK(one == Approx(128 * 2.0 * 128 * 256 * 64 / cm.sm_rate()).epsilon(1e-9));
+  const double thin = cm.gemm_seconds(GemmDims{1536, 2816, 64, 1});
+  CHECK(cm.gemm_seconds(GemmDims{1537, 2816, 64, 1}) / thin == Approx(2.0).epsilon(1e-6));
   // Tile quantisation: M = 1537..1664 all cost the same (one more 128-row tile).
-  CHECK(cm.gemm_seconds(GemmDims{1664, 2816, 8192, 1}) == Approx(2 * one).epsilon(1e-9));
+  CHECK(cm.gemm_seconds(GemmDims{1664, 2816, 64, 1}) == Approx(2 * thin).epsilon(1e-6));
+  // One full wave of 128×256×64 tiles: 128 k-steps of 2·128·256·64 FLOPs at the anchored SM rate.
+  const double one = cm.gemm_seconds(GemmDims{1536, 2816, 8192, 1});
+  CHECK(one == Approx(128 * 2.0 * 128 * 256 * 64 / cm.sm_rate()).epsilon(1e-9));
   // Sustained factor: every GEMM slower by 1/f.
   ComputeParams p = loop_only();
   p.sustained_factor = 0.8;
   CHECK(ComputeModel(p).gemm_seconds(GemmDims{1536, 2816, 8192, 1}) == Approx(one / 0.8).epsilon(1e-9));
+}
+
+TEST_CASE("GEMM model: a partly empty last wave is filled by dealing K steps to the SMs (stream-K)", "[compute]") {
+  // 1537×2816×8192: 143 tiles of 128×256, 128 K steps each. Whole tiles: 2 waves × 128 steps. Stream-K:
+  // 143 · 128 steps over 132 SMs = ceil(138.67) = 139 steps per SM (128×128 tiles: 286 · 128 / 132 =
+  // 278 half-work steps at 3/4 rate = 185.3, worse). With the epilogue negligible (loop_only) the
+  // time is 139/128 of one full wave, not twice it.
+  const ComputeModel cm(loop_only());
+  const double one = cm.gemm_seconds(GemmDims{1536, 2816, 8192, 1});
+  CHECK(cm.gemm_seconds(GemmDims{1537, 2816, 8192, 1}) / one == Approx(139.0 / 128).epsilon(1e-9));
+  // With the real HBM each SM also writes two epilogues and round-trips one fp32 partial tile
+  // (128·256·4 bytes, twice) at its share of 0.85 · 3.35 TB/s, on top of the 139 steps.
+  const ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  const ComputeModel real(p);
+  const double sm_hbm = 3350e9 * 0.85 / 132;
+  const double step = 2.0 * 128 * 256 * 64 / real.sm_rate();
+  CHECK(real.gemm_seconds(GemmDims{1537, 2816, 8192, 1}) ==
+        Approx(139 * step + 2 * (128.0 * 256 * 2 / sm_hbm) + 2 * 128.0 * 256 * 4 / sm_hbm).epsilon(1e-9));
+  // A full wave gains nothing from it: one tile per SM, no fixup.
+  CHECK(real.gemm_seconds(GemmDims{1536, 2816, 8192, 1}) ==
+        Approx(128 * step + 128.0 * 256 * 2 / sm_hbm).epsilon(1e-9));
+}
+
+TEST_CASE("GEMM model: the anchored main-loop rate stays below the GPU's dense peak", "[compute]") {
+  // H100 SXM dense peaks 989 (bf16) and 1,979 (fp8) TFLOP/s (NVIDIA H100 datasheet). The per-SM rate
+  // that times each dtype's MAMF shape at MAMF, times the SMs, is the full-wave rate of the largest
+  // tile: it must not exceed the peak (without split-K the fp8 anchor needs ~2,400).
+  const GpuSpec g = h100();
+  for (DType dt : {DType::bf16, DType::fp8}) {
+    const ComputeModel cm(ComputeParams::defaults(g, dt));
+    CHECK(cm.sm_rate() * g.sm_count < g.peak(dt).value());
+    CHECK(cm.sm_rate() * g.sm_count > 0.7 * g.peak(dt).value());
+  }
 }
 
 TEST_CASE("GEMM model: K rounds up to the tile's K step, 64 bf16 or 128 fp8 elements (128 bytes)", "[compute]") {

@@ -347,3 +347,34 @@ TEST_CASE("fp8: activations between kernels stay bf16 (2 bytes), GEMM operands a
   CHECK(f.attention[0].hbm_bytes == Approx(2 * t * h * 2));
   CHECK(f.attention[1].hbm_bytes == Approx((t * h + h * 3 * h + t * 3 * h) * 1));  // qkv: fp8 operands
 }
+
+TEST_CASE("TP comm overlap: the GEMMs beside TP collectives run as tp pieces, their weight gradients whole", "[model]") {
+  const ModelSpec m = gpt3();
+  Shard whole{4, 1, 1, true, true};
+  Shard piped = whole;
+  piped.tp_overlap_chunks = 4;
+  const LayerForward a = layer_forward(m, 0, 2, whole), b = layer_forward(m, 0, 2, piped);
+  const double t = 2.0 * 2048;  // tokens of the micro-batch
+  int chunked = 0;
+  for (const auto* blocks : {&a.attention, &a.mlp}) {
+    const auto& other = blocks == &a.attention ? b.attention : b.mlp;
+    REQUIRE(blocks->size() == other.size());
+    for (size_t i = 0; i < other.size(); ++i) {
+      const OpCost& w = (*blocks)[i];
+      const OpCost& p = other[i];
+      CHECK(p.flops == w.flops);  // the same work
+      if (w.cls != OpClass::gemm) continue;
+      ++chunked;
+      CHECK(w.dims.m == t);
+      CHECK(p.dims.m == t / 4);  // one ring step's tokens
+      CHECK(p.token_chunks == 4);
+      CHECK(p.flops / p.dims.flops() == Approx(4));
+      const std::vector<OpCost> bw = backward_of({p}, BackwardPart::both);
+      REQUIRE(bw.size() == 2);
+      CHECK(bw[0].dims.m == t / 4);  // data gradient: pipelined as the forward
+      CHECK(bw[1].dims.k == t);      // weight gradient: all tokens in one product
+      CHECK(bw[1].flops / bw[1].dims.flops() == Approx(1));
+    }
+  }
+  CHECK(chunked == 4);  // qkv, attention_out, mlp_up, mlp_down
+}
