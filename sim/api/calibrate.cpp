@@ -70,8 +70,10 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
     kept.emplace_back(k.substr(0, eq), k.substr(eq + 1));
   }
   (void)io::parse_compute_keys(kept, "--keep");  // refuse a bad --keep before any simulation
-  // Fits start from plansim's built-in defaults, not from any profile, so that they are reproducible.
-  const calib::RunSet set = io::load_runs(a.runs, {"calibration=none"}, a.datasets);
+  // Fits start from plansim's built-in compute model, not from any compute profile, so that they are
+  // reproducible; the collectives are the system's (the topology's profile), as every run of that system has
+  // them, so that the written profile (base: none) reproduces the fit where it is shipped or named.
+  const calib::RunSet set = io::load_runs(a.runs, {"calibration=defaults"}, a.datasets);
   std::vector<double> measured;
   for (const auto& r : set.runs) measured.push_back(r.measured_iteration_s());
   const calib::RunEvaluator evaluate = [&](const std::vector<double>& values, const std::vector<size_t>& which) {

@@ -37,7 +37,13 @@ ComputeOverrides merge(const ComputeOverrides& base, const ComputeOverrides& ove
 void apply_profile(const CalibrationProfile& profile, const std::string& origin, ScenarioCalibration& cal,
                    ComputeOverrides& compute) {
   if (profile.base_none) {
-    cal = ScenarioCalibration{};
+    // Fitted on the built-in compute model with the system's collectives in effect (`calibrate --runs`
+    // fits under `calibration: defaults`): the compute keys of the layers below go, the layer whose
+    // collectives are in effect stays (a profile with its own collectives replaces them below).
+    std::vector<CalibrationLayer> kept;
+    for (const CalibrationLayer& l : cal.layers)
+      if (cal.collectives && l.file == cal.collectives_from) kept.push_back(l);
+    cal.layers = std::move(kept);
     compute = ComputeOverrides{};
   }
   cal.layers.push_back(profile.layer(origin));

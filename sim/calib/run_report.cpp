@@ -69,7 +69,7 @@ std::string fitted_profile_yaml(const RunSet& set, const std::vector<FitParamete
     y += "]\n";
   }
   if (!info.stack.empty()) y += fmt::format("stack: {}\n", yaml_quoted(info.stack));
-  y += "base: none  # fitted on plansim's built-in defaults: replaces the profiles below it\n";
+  y += "base: none  # fitted on the built-in compute model with the system's collectives: drops the compute of the profiles below it\n";
   std::set<std::string> datasets;
   for (const auto& r : set.runs) datasets.insert(r.dataset);
   std::string ds;

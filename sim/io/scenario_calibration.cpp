@@ -37,9 +37,14 @@ void resolve_calibration(const YamlFile& f, const YAML::Node& topology, const YA
                          const std::string& gpu_model, Scenario& s) {
   ComputeOverrides compute;
   ScenarioCalibration cal;
-  const bool none = calibration && calibration.IsScalar() && calibration.Scalar() == "none";
+  const auto named = [&](const char* word) { return calibration && calibration.IsScalar() && calibration.Scalar() == word; };
+  const bool none = named("none");
+  // `defaults`: plansim's built-in compute model with the system's collectives (the topology's profile) —
+  // the conditions `calibrate --runs` fits under, so that its profile reproduces its fit.
+  const bool defaults = named("defaults");
   if (!none) {
-    if (const CalibrationProfile* shipped = shipped_profile_for(gpu_model)) apply_profile(*shipped, "shipped", cal, compute);
+    if (const CalibrationProfile* shipped = shipped_profile_for(gpu_model); shipped && !defaults)
+      apply_profile(*shipped, "shipped", cal, compute);
     // The topology's own `calibration:` (a file's, relative to that file; or an inline topology's).
     if (topology && topology.IsMap()) {
       if (YAML::Node c = topology["calibration"]) apply_profile(named_profile(f, c, gpu_model), "topology", cal, compute);
@@ -50,7 +55,9 @@ void resolve_calibration(const YamlFile& f, const YAML::Node& topology, const YA
       if (tf.root().IsMap())
         if (YAML::Node c = tf.root()["calibration"]) apply_profile(named_profile(tf, c, gpu_model), "topology", cal, compute);
     }
-    if (calibration) {
+    if (defaults) {
+      compute = ComputeOverrides{};
+    } else if (calibration) {
       const bool from_cli = f.pos(calibration).file.rfind("--", 0) == 0;
       apply_profile(named_profile(f, calibration, gpu_model), from_cli ? "command line" : "scenario", cal, compute);
     }

@@ -137,14 +137,26 @@ TEST_CASE("profile: layers apply shipped < topology < scenario < compute: keys, 
     CHECK_THAT(error_of([&] { load_scenario(dir / "s.yaml", {"calibration=h100.yaml"}); }),
                Catch::Contains("applies to H100-SXM, but this topology's GPU is RTX-4090"));
   }
-  SECTION("a profile fitted on the built-in defaults (base: none) replaces the layers below it") {
+  SECTION("a profile fitted on the built-in compute model (base: none) drops the compute below it, not the collectives") {
     write(dir / "fitted.yaml", "plansim_profile: 1\nname: f\nbase: none\nsource: me\ncompute: {hbm_efficiency: 0.5}\n");
     const LoadedScenario c = load_scenario(dir / "s.yaml", {"calibration=fitted.yaml"});
-    REQUIRE(c.scenario.calibration.layers.size() == 1);
-    CHECK(c.scenario.calibration.layers[0].name == "f");
-    CHECK_FALSE(c.scenario.compute.attention_efficiency);    // the topology's profile is gone
-    CHECK_FALSE(c.scenario.calibration.collectives);
+    REQUIRE(c.scenario.calibration.layers.size() == 2);      // the topology's (its collectives) and the fitted one
+    CHECK(c.scenario.calibration.layers[0].origin == "topology");
+    CHECK(c.scenario.calibration.layers[1].name == "f");
+    CHECK_FALSE(c.scenario.compute.attention_efficiency);    // the topology's compute key is gone
+    REQUIRE(c.scenario.calibration.collectives);             // its collectives are the system's: they stay
     CHECK(*c.scenario.compute.hbm_efficiency == 0.6);        // the scenario's own keys still apply last
+  }
+  SECTION("'defaults': the built-in compute model with the topology's collectives, the conditions of calibrate --runs") {
+    const LoadedScenario d = load_scenario(dir / "s.yaml", {"calibration=defaults"});
+    REQUIRE(d.scenario.calibration.layers.size() == 1);
+    CHECK(d.scenario.calibration.layers[0].origin == "topology");
+    CHECK_FALSE(d.scenario.compute.attention_efficiency);
+    CHECK(d.scenario.calibration.collectives);
+    CHECK(*d.scenario.compute.hbm_efficiency == 0.6);
+    const LoadedScenario n = load_scenario(dir / "s.yaml", {"calibration=none"});
+    CHECK(n.scenario.calibration.layers.empty());
+    CHECK_FALSE(n.scenario.calibration.collectives);
   }
   SECTION("a missing profile file") {
     CHECK_THAT(error_of([&] { load_scenario(dir / "s.yaml", {"calibration=nope.yaml"}); }),
