@@ -11,23 +11,11 @@
 #include <vector>
 
 #include "sim/net/flow_network.hpp"
+#include "tests/support/fat_tree.hpp"
 
 using namespace plansim;
 
 namespace {
-
-// 16 GPUs under 4 leaves (4 GPUs each, 50 GB/s), leaves joined by 2 spines (100 GB/s).
-Topology batch_fat_tree() {
-  TopologyBuilder b("fat tree");
-  std::vector<NodeId> gpu, leaf;
-  for (int i = 0; i < 16; ++i) gpu.push_back(b.add_node(NodeKind::gpu, "gpu" + std::to_string(i), i / 4, i % 4));
-  for (int i = 0; i < 4; ++i) leaf.push_back(b.add_node(NodeKind::leaf_switch, "leaf" + std::to_string(i)));
-  NodeId spine[2] = {b.add_node(NodeKind::spine_switch, "spine0"), b.add_node(NodeKind::spine_switch, "spine1")};
-  for (size_t i = 0; i < 16; ++i) b.add_duplex(gpu[i], leaf[i / 4], LinkKind::infiniband, GBps(50), Time::ns(600));
-  for (NodeId s : spine)
-    for (NodeId l : leaf) b.add_duplex(l, s, LinkKind::infiniband, GBps(100), Time::ns(300));
-  return std::move(b).build();
-}
 
 struct CallSpec {
   Time start;
@@ -126,7 +114,7 @@ Outcome run_calls(const Topology& topo, const std::vector<CallSpec>& calls, bool
 }  // namespace
 
 TEST_CASE("flow batch: bit-identical to its flows started one by one", "[net][flow][batch]") {
-  const Topology topo = batch_fat_tree();
+  const Topology topo = testing::small_fat_tree();
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     const auto calls = random_calls(topo, seed, 60);
     const Outcome plain = run_calls(topo, calls, false);
@@ -144,7 +132,7 @@ TEST_CASE("flow batch: bit-identical to its flows started one by one", "[net][fl
 }
 
 TEST_CASE("flow batch: one callback, after the last flow; ids follow the first", "[net][flow][batch]") {
-  const Topology topo = batch_fat_tree();
+  const Topology topo = testing::small_fat_tree();
   Simulation sim;
   FlowNetwork net(sim, topo);
   const auto r01 = topo.route(GpuId(0), GpuId(1));  // same leaf: 50 GB/s up and down

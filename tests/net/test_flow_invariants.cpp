@@ -11,23 +11,11 @@
 
 #include "sim/net/flow_network.hpp"
 #include "sim/net/max_min.hpp"
+#include "tests/support/fat_tree.hpp"
 
 using namespace plansim;
 
 namespace {
-
-// 16 GPUs under 4 leaves (4 GPUs each, 50 GB/s), leaves joined by 2 spines (100 GB/s).
-Topology fat_tree() {
-  TopologyBuilder b("fat tree");
-  std::vector<NodeId> gpu, leaf;
-  for (int i = 0; i < 16; ++i) gpu.push_back(b.add_node(NodeKind::gpu, "gpu" + std::to_string(i), i / 4, i % 4));
-  for (int i = 0; i < 4; ++i) leaf.push_back(b.add_node(NodeKind::leaf_switch, "leaf" + std::to_string(i)));
-  NodeId spine[2] = {b.add_node(NodeKind::spine_switch, "spine0"), b.add_node(NodeKind::spine_switch, "spine1")};
-  for (size_t i = 0; i < 16; ++i) b.add_duplex(gpu[i], leaf[i / 4], LinkKind::infiniband, GBps(50), Time::ns(600));
-  for (NodeId s : spine)
-    for (NodeId l : leaf) b.add_duplex(l, s, LinkKind::infiniband, GBps(100), Time::ns(300));
-  return std::move(b).build();
-}
 
 struct FlowSpec {
   Time start;
@@ -208,14 +196,14 @@ void check_workload(const Topology& topo, uint64_t seed, size_t n, int64_t windo
 }  // namespace
 
 TEST_CASE("flow network invariants on random workloads", "[net][flow][invariants]") {
-  const Topology topo = fat_tree();
+  const Topology topo = testing::small_fat_tree();
   for (uint64_t seed : {1u, 2u, 3u, 4u, 5u}) check_workload(topo, seed, 300, 2'000'000'000, 32);
 }
 
 TEST_CASE("flow network invariants on dense workloads, local and whole-component re-solves", "[net][flow][invariants]") {
   // 400 flows started within 0.4 ms: many overlap, so local re-solves grow, some past their round
   // limit (fallback), and rounds = 1 forces the fallback often; rounds = 0 is the plain method.
-  const Topology topo = fat_tree();
+  const Topology topo = testing::small_fat_tree();
   for (uint64_t seed : {11u, 12u, 13u})
     for (int rounds : {32, 1, 0}) check_workload(topo, seed, 400, 400'000'000, rounds);
 }
