@@ -12,6 +12,7 @@
 #include "sim/io/scenario_loader.hpp"
 #include "sim/plan/plan_compiler.hpp"
 #include "sim/plan/symmetry.hpp"
+#include "tests/support/shipped_scenarios.hpp"
 
 using namespace plansim;
 
@@ -65,22 +66,9 @@ bool reference(const CompiledPlan& plan, const Topology& topo) {
 
 TEST_CASE("tp_links_private: the island-parts shortcut answers as full routes do", "[symmetry][tp_private]") {
   const std::string src = PLANSIM_SOURCE_DIR;
-  const std::map<std::string, std::vector<std::string>> sets = {
-      {"scenarios/llama3-405b-16k-h100.yaml", {"parallel.dp=4", "training.global_batch=64", "nodes=64"}},
-      {"scenarios/gpt3-175b-1024-a100.yaml", {"parallel.dp=2", "training.global_batch=32", "nodes=16"}},
-      {"scenarios/bloom-176b-384-a100.yaml", {"parallel.dp=2", "training.global_batch=48"}},
-      {"scenarios/bench/simai-moe-9216-h100.yaml",
-       {"parallel.dp=48", "parallel.pp=2", "model.layers=8", "schedule.virtual_stages=2", "training.global_batch=192",
-        "nodes=24"}},
-  };
-  std::vector<std::string> files;
-  for (const auto& f : std::filesystem::recursive_directory_iterator(src + "/scenarios"))
-    if (f.path().extension() == ".yaml") files.push_back(std::filesystem::relative(f.path(), src).string());
-  std::sort(files.begin(), files.end());
   size_t with_tp = 0, not_private = 0;
-  for (const std::string& name : files) {
-    const auto it = sets.find(name);
-    const LoadedScenario s = load_scenario(src + "/" + name, it == sets.end() ? std::vector<std::string>{} : it->second);
+  for (const auto& [name, overrides] : testing::shipped_scenarios_scaled_down()) {
+    const LoadedScenario s = load_scenario(src + "/" + name, overrides);
     if (s.scenario.parallel.tp < 2) continue;
     ++with_tp;
     for (const CompileOptions& o : {CompileOptions{false}, CompileOptions{true}, CompileOptions{.fold_dp = true}}) {

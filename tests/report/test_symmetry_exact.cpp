@@ -14,6 +14,7 @@
 #include "sim/io/scenario_loader.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/simulate_plan.hpp"
+#include "tests/support/shipped_scenarios.hpp"
 
 using namespace plansim;
 
@@ -41,23 +42,7 @@ TEST_CASE("every shipped scenario: the symmetric run's report is the full run's,
           "[symmetry][exact]") {
   const std::string src = PLANSIM_SOURCE_DIR;
   // Large plans scaled down (fewer DP replicas, nodes and micro-batches), same shape otherwise.
-  const std::map<std::string, std::vector<std::string>> sets = {
-      {"scenarios/llama3-405b-16k-h100.yaml", {"parallel.dp=4", "training.global_batch=64", "nodes=64"}},
-      {"scenarios/gpt3-175b-1024-a100.yaml", {"parallel.dp=2", "training.global_batch=32", "nodes=16"}},
-      {"scenarios/bloom-176b-384-a100.yaml", {"parallel.dp=2", "training.global_batch=48"}},
-      // 9,216-GPU MoE: 3 expert-DP replicas of TP2 EP16, 2 stages x 2 virtual stages of 2 layers.
-      {"scenarios/bench/simai-moe-9216-h100.yaml",
-       {"parallel.dp=48", "parallel.pp=2", "model.layers=8", "schedule.virtual_stages=2", "training.global_batch=192",
-        "nodes=24"}},
-  };
-  std::vector<std::pair<std::string, std::vector<std::string>>> cases;
-  for (const auto& f : std::filesystem::recursive_directory_iterator(src + "/scenarios"))
-    if (f.path().extension() == ".yaml") {
-      const std::string name = std::filesystem::relative(f.path(), src).string();
-      const auto it = sets.find(name);
-      cases.emplace_back(name, it == sets.end() ? std::vector<std::string>{} : it->second);
-    }
-  std::sort(cases.begin(), cases.end());
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases = testing::shipped_scenarios_scaled_down();
   REQUIRE(cases.size() >= 22);
   // The MoE benchmark with each DP replica's TP2 x EP4 in one server: its replicas' planes are
   // disjoint, so it is DP-folded (EP all-to-all inside the replica, dense and expert DP spanning).
