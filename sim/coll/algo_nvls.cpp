@@ -72,8 +72,9 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
         for (LinkId l : f.links) f.latency += ctx.topo->link(l).latency;
         f.bytes = share;
         f.in_switch = true;
-        f.pipeline_steps = 2;  // up to the switch, back down
-        f.step_bytes = share / static_cast<double>(ctx.n());
+        // NCCL's NVLS pipeline (nvls_pipeline.hpp): one head per rank of the node, fill by its chunking.
+        f.nvls_heads = ctx.n();
+        f.nvls_call_bytes = ctx.bytes;
         ph.flows.push_back(std::move(f));
       }
     plan.phases.push_back(std::move(ph));

@@ -24,6 +24,11 @@ struct PlannedFlow {
   // of min(chunk, step_bytes) moved at the flow's rate (nccl_model.hpp). 1 = not pipelined.
   int pipeline_steps = 1;
   Bytes step_bytes;
+  // An NVLS flow (nvls_heads > 0): its fill is NCCL's NVLS pipeline's (nvls_pipeline.hpp) for a call of
+  // nvls_call_bytes with nvls_heads heads, in proportion to the flow's share of the call's bytes
+  // (pipeline_steps / step_bytes are then unused).
+  int nvls_heads = 0;
+  Bytes nvls_call_bytes;
 };
 
 struct PlannedPhase {

@@ -1,6 +1,7 @@
 #include "sim/coll/nccl_model.hpp"
 
 #include "sim/coll/nccl_channels.hpp"
+#include "sim/coll/nvls_pipeline.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -37,6 +38,7 @@ NcclModelParams NcclModelParams::ideal() {
   m.nvlink_efficiency = m.pcie_efficiency = m.network_efficiency = m.other_efficiency = m.nvls_efficiency = 1.0;
   m.channels = 1;
   m.pipeline_chunk_bytes = {0.0, 0.0, 0.0};
+  m.nvls_chunk_bytes = 0.0;
   m.device_latency_us = 0.0;
   m.launch_overhead_us = 0.0;
   m.ring_plateau_factor = 1.0;
@@ -112,6 +114,11 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
 }
 
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
+  if (f.nvls_heads > 0 && f.nvls_call_bytes.value() > 0) {  // NCCL's NVLS chunking (nvls_pipeline.hpp)
+    const double share = f.bytes.value() / f.nvls_call_bytes.value();
+    const double fill = nvls_fill_bytes(m, f.nvls_call_bytes, f.nvls_heads).value() * share;
+    return Bytes((f.bytes.value() + fill) / flow_efficiency(m, p, topo, f));
+  }
   const double chunk = std::min(m.pipeline_chunk_bytes[static_cast<size_t>(p)], f.step_bytes.value());
   const int depth = std::min(f.pipeline_steps - 1, std::max(0, m.pipeline_depth));
   const double fill = depth > 0 ? depth * std::max(0.0, chunk) : 0.0;

@@ -65,6 +65,13 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
   p.channels = top.positive_int_or("channels", p.channels, limits::kMaxChannels);
   p.nccl_channels = top.positive_int_or("nccl_channels", p.nccl_channels, limits::kMaxChannels);
   p.pipeline_depth = top.positive_int_or("pipeline_depth", p.pipeline_depth, 1 << 20);
+  // NVLS pipeline (sim/coll/nvls_pipeline.hpp): channels and largest chunk (NCCL_NVLS_NCHANNELS, _CHUNKSIZE).
+  p.nvls_channels = top.positive_int_or("nvls_channels", p.nvls_channels, limits::kMaxChannels);
+  if (YAML::Node e = top.get("nvls_chunk")) {
+    const Bytes chunk = top.bytes_or("nvls_chunk", Bytes(p.nvls_chunk_bytes));
+    if (chunk.value() < 16384) f.fail(e, "'nvls_chunk' must be at least 16 KiB (NCCL's smallest NVLS chunk)");
+    p.nvls_chunk_bytes = chunk.value();
+  }
   // Latency rounds of a Simple ring over NVLink (nccl_channels.hpp latency_rounds); 1 = NCCL's tuning model.
   p.simple_slices_per_chunk = top.positive_int_or("simple_slices_per_chunk", p.simple_slices_per_chunk, 64);
   if (YAML::Node e = top.get("channel_cap")) {  // per-channel bus-bandwidth caps; 0 = none

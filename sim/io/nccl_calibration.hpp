@@ -12,6 +12,8 @@
 //   ll_max: 141 GB/s                     # LL's total bus-bandwidth cap (tuning.cc llMaxBws)
 //   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
 //   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
+//   nvls_channels: 16                    # channels of an NVLS all-reduce (NCCL_NVLS_NCHANNELS; 1..64)
+//   nvls_chunk: 128 KiB                  # largest NVLS chunk (NCCL_NVLS_CHUNKSIZE; >= 16 KiB)
 //   simple_slices_per_chunk: 2           # latency rounds of a Simple ring over NVLink (1 = NCCL's tuning model)
 //   device_latency: 5 us                 # per call, every call (training included)
 //   launch_overhead: 10 us               # a benchmark loop's per-call floor (host launch; measure.hpp)

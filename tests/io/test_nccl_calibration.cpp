@@ -28,6 +28,9 @@ TEST_CASE("nccl calibration: channels, per-channel caps, LL's cap and the pipeli
   const auto q = io::parse_nccl_calibration("net_latency: 12 us\nnet_overhead: 2 us\n", "cal.yaml");
   CHECK(q.net_latency_us == Approx(12.0));
   CHECK(q.net_overhead_us == Approx(2.0));
+  const auto v = io::parse_nccl_calibration("nvls_channels: 24\nnvls_chunk: 64 KiB\n", "cal.yaml");
+  CHECK(v.nvls_channels == 24);
+  CHECK(v.nvls_chunk_bytes == 65536.0);
 }
 
 TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll]") {
@@ -51,4 +54,8 @@ TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll
   CHECK_THAT(err("pipeline_depth: 0\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("net_latency: -3 us\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("net_overhead: slow\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("nvls_channels: 0\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("nvls_channels: 65\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("nvls_chunk: 8 KiB\n"), Catch::Contains("cal.yaml:1:") && Catch::Contains("16 KiB"));
+  CHECK_THAT(err("nvls_chunk: big\n"), Catch::Contains("cal.yaml:1:"));
 }
