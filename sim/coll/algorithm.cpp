@@ -81,13 +81,16 @@ PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes b
   PlannedFlow f;
   const size_t m = r.size();
   f.links.reserve(m * 2);
-  Time hop = Time::zero();
+  // A slice's steps go round the ring hop after hop, so its path crosses each hop steps / m times: the
+  // route latency it pays is the ring's total hop latency x steps / m (not the slowest hop x steps, which
+  // charged every NVLink step of a multi-server ring the network hop's latency).
+  Time around = Time::zero();
   for (size_t i = 0; i < m; ++i) {
     append_route(topo, r[i], r[(i + 1) % m], f.links);
-    hop = std::max(hop, route_latency(topo, r[i], r[(i + 1) % m]));
+    around += route_latency(topo, r[i], r[(i + 1) % m]);
   }
   f.bytes = bytes;
-  f.latency = hop * steps;
+  f.latency = m > 0 ? Time::from_seconds(around.seconds() * steps / static_cast<double>(m)) : Time::zero();
   f.pipeline_steps = 1;  // no fill: see algorithm.hpp
   f.step_bytes = steps > 0 ? bytes / steps : bytes;
   return f;

@@ -21,6 +21,7 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
 
 int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra) {
   if (p != Protocol::simple || !plan.channel_capped || plan.nranks < 2 || intra != HwKind::nvlink) return 1;
+  if (plan.ring_plateau) return 1;  // across servers NCCL's plateau factor is the Simple ring's extra latency
   return std::max(1, m.simple_slices_per_chunk);
 }
 

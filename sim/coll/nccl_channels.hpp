@@ -33,7 +33,10 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
 // and non-ring plans, and when the servers' GPUs talk over PCIe / host memory (intra != NVLink): a
 // modelling choice from the tables, not from NCCL's source -- the A100 NVLink table's Simple sizes need the
 // second round (16-64 MiB), the P2P-off RTX 4090 box's do not (its 32-512 KiB rows come out 15-65 % slow
-// with it), where NCCL's PCI per-step latency already matches the measured Simple ramp.
+// with it), where NCCL's PCI per-step latency already matches the measured Simple ramp. 1 also for a
+// multi-server ring all-reduce (FlowPlan::ring_plateau): there NCCL's own model charges the Simple ring's
+// extra latency as the plateau factor (x1.4 on Ampere/Hopper, NcclModelParams::ring_plateau_factor), and
+// both would count it twice (the 3x8 A100 HDR point: -22.7 % with both, ring/Simple at 128 MiB).
 int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra);
 // Per-flow caps on the wire rate (bytes on the wire per second; FlowNetwork::kNoCap where none binds)
 // of the flows of `ph`, whose wire bytes are `wire` (same order as ph.flows).

@@ -95,9 +95,10 @@ struct NcclModelParams {
   // each pays the per-step latency (nccl_channels.hpp latency_rounds); 0 or 1 = NCCL's tuning model
   // (the per-step latency once per step), which `auto` ranks with (selection.hpp).
   int simple_slices_per_chunk = 2;
-  // tuning.cc ncclTopoGetAlgoTime: a multi-node Ring/Simple all-reduce has its latency x1.9
-  // ("Plateau effect of ring").
-  double ring_plateau_factor = 1.9;
+  // tuning.cc ncclTopoGetAlgoTime (NCCL 2.19-2.27): a multi-node Ring/Simple all-reduce has its latency
+  // x (minCompCap < 80 ? 1.9 : 1.4) ("Plateau effect of ring"): 1.4 on Ampere and Hopper, the GPUs plansim
+  // ships (1.9, NCCL <= 2.18's factor for every GPU, is Volta's since 2.19).
+  double ring_plateau_factor = 1.4;
   // Network steps (tuning.cc, NCCL 2.19-2.27 ncclTopoTuneModel): each inter-server step also pays the
   // transport's own latency (graph latencyInter, from the net plugin's properties: 0 for NCCL's IB and
   // socket plugins, set by plugins such as TCPX/EFA ones; a profile sets it per system), twice with

@@ -85,3 +85,36 @@ TEST_CASE("latency rounds: a Simple ring's time is rounds x steps x latency + S_
   const double huge = 1e13;  // the fixed rounds vanish against the bandwidth term: busbw -> B
   CHECK(bus * huge / predicted(huge) == Approx(B.value()).epsilon(1e-5));
 }
+
+TEST_CASE("latency rounds: a multi-server Simple ring pays its steps once, x NCCL's plateau factor (1.4 on Ampere+)", "[coll]") {
+  const Topology topo = test::cluster_topology(2, 4);
+  const FlowPlan plan = ring_plan(topo, 8, 64.0 * 1048576);
+  REQUIRE(plan.ring_plateau);
+  REQUIRE(plan.steps_inter == 2);  // 2 (nNodes - 1)
+  REQUIRE(plan.steps_intra == 12);
+  CHECK(NcclModelParams{}.ring_plateau_factor == 1.4);  // tuning.cc: minCompCap < 80 ? 1.9 : 1.4
+  NcclModelParams m = step_latency_only(0.5, 1.5, 3.0);
+  m.hw_latency_us[static_cast<size_t>(HwKind::net)][static_cast<size_t>(LatencyClass::ring)] = {2.0, 4.0, 14.0};
+  m.simple_slices_per_chunk = 2;
+  m.ring_plateau_factor = 1.4;
+  // The plateau factor is NCCL's charge for the Simple ring's extra latency across servers: no second round.
+  CHECK(latency_rounds(m, Protocol::simple, plan, HwKind::nvlink) == 1);
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::simple, plan, HwKind::nvlink).micros() ==
+        Approx((12 * 3.0 + 2 * 14.0) * 1.4));
+  CHECK(software_latency(m, LatencyClass::ring, Protocol::ll128, plan, HwKind::nvlink).micros() ==
+        Approx(12 * 1.5 + 2 * 4.0));
+}
+
+TEST_CASE("ring route latency: a slice crosses each hop steps / m times (sum of the hops, not the slowest x steps)", "[coll]") {
+  // 2 servers x 4 GPUs: GPU -> NVSwitch -> GPU is 2 x 200 ns; a server crossing is GPU -> switch (200) ->
+  // NIC (100) -> leaf (500) -> NIC (500) -> switch (100) -> GPU (200) = 1600 ns.
+  const Topology topo = test::cluster_topology(2, 4);
+  const std::vector<GpuId> r = test::first_gpus(8);
+  CHECK(route_latency(topo, r[0], r[1]).seconds() == Approx(400e-9));
+  CHECK(route_latency(topo, r[3], r[4]).seconds() == Approx(1600e-9));
+  const PlannedFlow f = ring_flow(topo, r, Bytes(1e6), 14);
+  CHECK(f.latency.seconds() == Approx((6 * 400e-9 + 2 * 1600e-9) * 14 / 8).epsilon(1e-9));
+  // A uniform ring: steps x the hop latency, as before.
+  const Topology ring = test::ring_topology(8, GBps(100), Time::ns(500));
+  CHECK(ring_flow(ring, r, Bytes(1e6), 14).latency.seconds() == Approx(14 * 500e-9).epsilon(1e-9));
+}
