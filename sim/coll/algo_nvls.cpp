@@ -1,8 +1,14 @@
-// NVLS (NVLink SHARP): the NVSwitch reduces in the switch. Each GPU sends its buffer to the switch once
-// (the switch sums the n copies of each slice) and receives the reduced buffer once (multicast), so a
-// GPU's link carries S each way whatever n is. Applicable only when every GPU of the group is wired to
-// the same NVSwitch(es) marked nvls: true. The switch is participant n in the data view; with several
-// such switches each GPU spreads its traffic evenly over them.
+// NVLS (NVLink SHARP): the NVSwitch reduces in the switch. NCCL's one-node NVLS all-reduce
+// (src/device/all_reduce.h, RunWorkColl<AllReduce, NVLS, Simple>, 2.19-2.27) makes every rank the head of
+// 1/n of the buffer: each rank's buffer is reachable through the switch (the scatter into the NVLS
+// buffer), the head of chunk h loads it with multimem.ld_reduce (the switch sums the n copies and sends
+// the head S/n), then stores the sum with multimem.st (S/n up), which the switch multicasts to every
+// rank. So a GPU's link carries S + S/n each way (its buffer read by all heads + its store; the reduced
+// load + the multicast copies): algbw = link rate x n / (n + 1), which is why NVLS gains little at 4
+// GPUs and most at 8 (H100/H200 nccl-tests: NVLS ~ ring busbw at 2-4 GPUs, algbw 258 -> 270 GB/s from
+// 5 to 8: nccl_calibration_facts h100_ring_vs_nvls_by_gpu_count). Applicable only when every GPU of the
+// group is wired to the same NVSwitch(es) marked nvls: true. The switch is participant n in the data
+// view; with several such switches each GPU spreads its traffic evenly over them.
 #include <algorithm>
 
 #include "sim/coll/algorithm.hpp"
@@ -45,10 +51,14 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     const int n = g.n, sw = g.n;
     ChunkSchedule s{n, n + 1, std::max(1, n), {}};
     if (n <= 1) return s;
-    ChunkStep& up = s.add_step();
+    ChunkStep& up = s.add_step();  // every rank's chunks reach the switch, which sums them
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) up.xfers.push_back({r, sw, c, r != 0});  // first copy, the rest reduce
-    ChunkStep& down = s.add_step();
+    ChunkStep& load = s.add_step();  // multimem.ld_reduce: head c receives the sum of chunk c
+    for (int c = 0; c < n; ++c) load.xfers.push_back({sw, c, c, false});
+    ChunkStep& store = s.add_step();  // multimem.st: head c stores it back through the switch
+    for (int c = 0; c < n; ++c) store.xfers.push_back({c, sw, c, false});
+    ChunkStep& down = s.add_step();  // the switch multicasts every chunk to every rank
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) down.xfers.push_back({sw, r, c, false});
     return s;
@@ -60,7 +70,9 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
     const auto sws = common_nvls_switches(*ctx.topo, ctx.ranks);
     PLANSIM_ASSERT(!sws.empty(), "nvls lowered on a group without a common NVLS switch");
     PlannedPhase ph;
-    const Bytes share = ctx.bytes / static_cast<double>(sws.size());
+    // Per GPU and direction: S (buffer read by the heads / multicast copies) + S/n (its head's load / store).
+    const double per_gpu = ctx.bytes.value() * (1.0 + 1.0 / ctx.n());
+    const Bytes share = Bytes(per_gpu / static_cast<double>(sws.size()));
     for (GpuId g : ctx.ranks)
       for (NodeId sw : sws) {
         PlannedFlow f;
@@ -74,7 +86,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
         f.in_switch = true;
         // NCCL's NVLS pipeline (nvls_pipeline.hpp): one head per rank of the node, fill by its chunking.
         f.nvls_heads = ctx.n();
-        f.nvls_call_bytes = ctx.bytes;
+        f.nvls_call_bytes = ctx.bytes;  // fill: the call's, x this flow's bytes / the call's
         ph.flows.push_back(std::move(f));
       }
     plan.phases.push_back(std::move(ph));

@@ -25,8 +25,8 @@ struct PlannedFlow {
   int pipeline_steps = 1;
   Bytes step_bytes;
   // An NVLS flow (nvls_heads > 0): its fill is NCCL's NVLS pipeline's (nvls_pipeline.hpp) for a call of
-  // nvls_call_bytes with nvls_heads heads, in proportion to the flow's share of the call's bytes
-  // (pipeline_steps / step_bytes are then unused).
+  // nvls_call_bytes with nvls_heads heads, x the flow's bytes / nvls_call_bytes (a payload byte of the call
+  // costs the flow that many bytes; pipeline_steps / step_bytes are then unused).
   int nvls_heads = 0;
   Bytes nvls_call_bytes;
 };

@@ -61,7 +61,9 @@ struct NcclModelParams {
   double pcie_efficiency = 0.80;
   double network_efficiency = 0.94;  // ~47 / 50 GB/s per NDR NIC (issues 267, 290)
   double other_efficiency = 1.0;
-  double nvls_efficiency = 0.61;     // 275 / 450 GB/s algbw of NVLS all-reduce on 8 H100 (issue 212)
+  // NVLS all-reduce algbw ~275 GB/s on 8 H100 over 450 GB/s links (issue 212), each payload byte costing a
+  // link 1 + 1/8 bytes (algo_nvls.cpp): 275 x 9/8 / 450.
+  double nvls_efficiency = 0.69;
   int channels = 2;                  // flows per ring/hierarchical stage (same total bandwidth)
   // NCCL's channels (sim/coll/nccl_channels.hpp): how many the communicator opens (0 = from the
   // topology), how many a call of a given size uses (src/enqueue.cc: channels are dropped while

@@ -4,7 +4,7 @@
 // at file:line:col. Format:
 //   system: hgx-h200                     # free text (which system the numbers were fitted on)
 //   source: "..."                        # free text (where the numbers come from)
-//   efficiency: {nvlink: 0.82, pcie: 0.8, network: 0.94, other: 1.0, nvls: 0.61}
+//   efficiency: {nvlink: 0.82, pcie: 0.8, network: 0.94, other: 1.0, nvls: 0.69}
 //   protocol_efficiency: {LL: 0.25, LL128: 0.92, Simple: 1.0}
 //   channels: 2
 //   nccl_channels: 16                    # channels NCCL opens (default: 16 on NVLink, 2 over PCI)

@@ -56,14 +56,16 @@ TEST_CASE("closed form: NCCL latency model adds base + steps x hw latency; effic
   CHECK(secs(r) == Approx(8.4e-6 + 2 * (n - 1) * 3.4e-6 + 2.0 * (n - 1) / n * S / (0.8 * 50e9)).epsilon(1e-6));
 }
 
-TEST_CASE("closed form: NVLS moves S up and S down per GPU: busbw = 2(n-1)/n x link rate", "[coll]") {
-  const Topology topo = test::cluster_topology(1, 8, true);
-  const double S = 8e9;
-  const auto r = run_one(topo, {CollOp::all_reduce, test::first_gpus(8), Bytes(S), 0, "nvls"}, NcclModelParams::ideal());
-  // Up and down are one coupled flow over distinct links: S at 450 GB/s, plus two 200 ns hops.
-  CHECK(secs(r) == Approx(S / 450e9 + 400e-9).epsilon(1e-6));
-  const double busbw = S / secs(r) * busbw_factor(CollOp::all_reduce, 8);
-  CHECK(busbw > 1.7 * 450e9 * 0.99);
+TEST_CASE("closed form: NVLS moves S + S/n up and down per GPU: busbw = 2(n-1)/n x n/(n+1) x link rate", "[coll]") {
+  for (int n : {4, 8}) {
+    const Topology topo = test::cluster_topology(1, n, true);
+    const double S = 8e9;
+    const auto r = run_one(topo, {CollOp::all_reduce, test::first_gpus(n), Bytes(S), 0, "nvls"}, NcclModelParams::ideal());
+    // Up and down are one coupled flow over distinct links: S (1 + 1/n) at 450 GB/s, plus two 200 ns hops.
+    CHECK(secs(r) == Approx(S * (1.0 + 1.0 / n) / 450e9 + 400e-9).epsilon(1e-6));
+    const double busbw = S / secs(r) * busbw_factor(CollOp::all_reduce, n);
+    CHECK(busbw == Approx(2.0 * (n - 1) / n * n / (n + 1.0) * 450e9).epsilon(1e-4));  // the hops: 2e-5
+  }
 }
 
 TEST_CASE("closed form: HBM reduction cost (2 reads + 1 write per reduced byte) bounds a fast ring", "[coll]") {

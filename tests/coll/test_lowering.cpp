@@ -35,12 +35,15 @@ TEST_CASE("lowering: per-link bytes of the flow plan equal the expansion's", "[c
         std::vector<double> want;
         if (s.num_participants == s.num_ranks) {
           want = schedule_link_bytes(s, topo, ranks, S);
-        } else {  // NVLS: each GPU's link to the switch carries S up and S down
+        } else {  // NVLS: a GPU's link to the switch carries its chunks to and from the switch participants
           want.assign(topo.links().size(), 0.0);
-          for (GpuId r : ranks)
-            for (LinkId l : topo.out_links(topo.gpu_node(r))) {
-              want[l.index()] += S.value();
-              want[l.index() + 1] += S.value();  // add_duplex: reverse = forward + 1
+          const double chunk = s.chunk_bytes(S.value());
+          for (const ChunkStep& st : s.steps)
+            for (const ChunkXfer& x : st.xfers) {
+              const bool up = x.src < s.num_ranks;
+              const GpuId r = ranks[static_cast<size_t>(up ? x.src : x.dst)];
+              for (LinkId l : topo.out_links(topo.gpu_node(r)))
+                want[l.index() + (up ? 0 : 1)] += chunk;  // add_duplex: reverse = forward + 1
             }
         }
         const auto got = plan.link_bytes(topo.links().size());

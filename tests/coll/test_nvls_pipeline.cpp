@@ -44,12 +44,13 @@ TEST_CASE("nvls pipeline: the chunk shrinks below 64 x, 8 x, 2 x channels x head
   CHECK(nvls_fill_bytes(NcclModelParams::ideal(), Bytes(4 * kMiB), 8).value() == 0.0);
 }
 
-TEST_CASE("nvls pipeline closed form: t = latency + (S + (stages-1) x min(S, loop)) / rate", "[coll]") {
+TEST_CASE("nvls pipeline closed form: t = latency + (S + (stages-1) x min(S, loop)) x (1 + 1/n) / rate", "[coll]") {
   const Topology topo = test::cluster_topology(1, 8, true);  // 450 GB/s per GPU to the switch, 200 ns per hop
   NcclModelParams m = NcclModelParams::ideal();
   m.nvls_chunk_bytes = 128 * kKiB;
   m.hw_latency_us[0][2][2] = 25.0;  // NVLink, NVLS, Simple: one step
-  const double rate = 450e9, hops = 400e-9, lat = 25e-6;
+  // A payload byte costs a GPU's link 1 + 1/8 bytes each way (algo_nvls.cpp: the head's load and store).
+  const double rate = 450e9 / (1.0 + 1.0 / 8), hops = 400e-9, lat = 25e-6;
   // 4 MiB: chunk 16 KiB, loop 2 MiB: two loops of fill.
   CHECK(nvls_seconds(topo, 8, 4 * kMiB, m) == Approx(lat + (4 * kMiB + 2 * 2 * kMiB) / rate + hops).epsilon(1e-6));
   // 512 KiB, less than a loop: each stage holds the whole call, 3 x S.
