@@ -86,10 +86,12 @@ struct NcclModelParams {
   // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
   // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
   PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
-  // NVLS all-reduce pipeline (nvls_pipeline.hpp): channels NCCL runs NVLS on (src/transport/nvls.cc,
-  // NCCL_NVLS_NCHANNELS default 16 on Hopper, 2.18-2.27), the largest NVLS chunk (NCCL_NVLS_CHUNKSIZE,
-  // 128 KiB, same file), and the stages a chunk crosses (scatter, switch reduce + multicast, gather:
-  // src/device/all_reduce.h), whose fill is (stages - 1) loops of channels x heads x chunk.
+  // NVLS all-reduce pipeline (nvls_pipeline.hpp): channels NCCL runs NVLS on (src/transport/nvls.cc:
+  // NCCL_NVLS_NCHANNELS default 16, 2.18-2.26; ncclNvlsTuning's SM90 default 16 in later releases, where
+  // Blackwell takes 24 on one node and 32 across nodes: set nvls_channels in its profile), the largest NVLS
+  // chunk (NCCL_NVLS_CHUNKSIZE, 128 KiB, same file), and the stages a chunk crosses (scatter, switch
+  // reduce + multicast, gather: src/device/all_reduce.h), whose fill is (stages - 1) loops of channels x
+  // heads x chunk.
   int nvls_channels = 16;
   double nvls_chunk_bytes = 128.0 * 1024;
   int nvls_pipeline_stages = 3;

@@ -16,7 +16,7 @@ NcclModelParams reread(const std::string& section) {
 TEST_CASE("nccl_params_yaml: defaults write only the per-call latencies (and the asked efficiency)", "[calib]") {
   const NcclModelParams d;
   CHECK(calib::nccl_params_yaml(d) == "collectives:\n  device_latency: 0.00 us\n  launch_overhead: 0.00 us\n");
-  CHECK(calib::nccl_params_yaml(d, "nvls") == "collectives:\n  efficiency:\n    nvls: 0.61\n  device_latency: 0.00 us\n  launch_overhead: 0.00 us\n");
+  CHECK(calib::nccl_params_yaml(d, "nvls") == "collectives:\n  efficiency:\n    nvls: 0.69\n  device_latency: 0.00 us\n  launch_overhead: 0.00 us\n");
 }
 
 TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip", "[calib]") {

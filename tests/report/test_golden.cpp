@@ -77,14 +77,16 @@ TEST_CASE("seed scenarios reproduce the notes' qualitative claims", "[golden][se
   // Global batch 64 on 128 GPUs (one sequence per DP rank). The notes' "efficiency < 20 %" is what a
   // cloud fabric gives: on the RoCE cluster (200 Gb/s per GPU, 2:1, ECMP hashing) MFU stays below 20 %
   // with DP communication most of the iteration. DGX H100's non-blocking NDR InfiniBand (destination
-  // routing, 400 Gb/s per GPU) hides more, but the small batch still costs over a fifth of the MFU
+  // routing, 400 Gb/s per GPU) hides more, but the small batch still costs over a seventh of the MFU
   // the same plan reaches with 16 sequences per DP rank (simulated with the shipped H100 profile:
-  // 31.6 % vs 41.6 %; before calibration profiles, with compute at the raw MAMF, 36.6 % vs 56.1 %).
+  // 34.1 % vs 41.4 %; 32.9 % vs 41.2 % before NCCL's multi-server ring latency (plateau factor 1.4,
+  // one round, hop latencies summed) cut the DP all-reduce's exposed time; before calibration profiles,
+  // with compute at the raw MAMF, 36.6 % vs 56.1 %).
   Report small = run("seed-small-batch", {"topology=../topologies/ethernet-h100.yaml"});
   CHECK(small.mfu < 0.2);
   CHECK(small.exposed_comm_s[static_cast<size_t>(Dim::dp)] / small.iteration.seconds() > 0.5);
   Report small_ib = run("seed-small-batch"), big_ib = run("seed-small-batch", {"training.global_batch=1024"});
-  CHECK(small_ib.mfu < 0.8 * big_ib.mfu);
+  CHECK(small_ib.mfu < 0.85 * big_ib.mfu);
 }
 
 namespace {
