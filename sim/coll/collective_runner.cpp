@@ -296,6 +296,49 @@ void CollectiveRunner::for_each_flow_links(PreparedCall a,
     for (const auto& flow : phase.flows) visit(flow.links);
 }
 
+// Why a renamed route suffices. Preparing a send/recv {src, dst} (collective_runner.cpp, selection.cpp,
+// algorithm.cpp, flow_plan.cpp, nccl_model.cpp, nccl_channels.cpp) reads, besides the call's bytes and
+// requests and the runner's NCCL parameters and the GPU spec: the candidates (every registered
+// algorithm that supports send_recv; checked below to be send_recv alone, whose shape_ok and expand
+// read only the group size), whether the two GPUs share a server (intra_hw_kind, lower_steps' step
+// count), and route(src, dst): its links' kinds, bandwidths and latencies (intra_hw_kind,
+// route_latency, flow_efficiency, flow_caps, predict_time's per-link load) and which of its positions
+// name the same link (the per-link sums). Lowering makes one phase with one flow over that route, in
+// order. So two such calls whose routes agree position by position in those attributes and in their
+// pattern of repeats, with the same server sharing, go through the same arithmetic and get the same
+// choice, latencies, bytes, caps and reductions; their prepared calls differ only by the links, paired
+// position by position. tests/coll/test_renamed_send_recv.cpp checks this against prepare().
+std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route(PreparedCall a, GpuId src,
+                                                                                 GpuId dst) const {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  const Topology& topo = impl_->net->topology();
+  if (x.op != CollOp::send_recv || x.root != 0 || x.ranks.size() != 2 || x.ranks[0] == x.ranks[1] || src == dst ||
+      src.index() >= topo.num_gpus() || dst.index() >= topo.num_gpus())
+    return std::nullopt;
+  if (x.algorithm_request != "auto" && x.algorithm_request != "send_recv") return std::nullopt;
+  for (const auto& alg : impl_->registry.all())
+    if (alg->supports(CollOp::send_recv) && alg->name() != "send_recv") return std::nullopt;
+  if (x.flows.size() != 1 || x.flows[0].size() != 1) return std::nullopt;
+  const std::span<const LinkId> mine = topo.route(x.ranks[0], x.ranks[1]);
+  const std::vector<LinkId>& stored = x.choice.plan.phases[0].flows[0].links;
+  if (!std::equal(mine.begin(), mine.end(), stored.begin(), stored.end())) return std::nullopt;
+  if ((topo.host_of(x.ranks[0]) == topo.host_of(x.ranks[1])) != (topo.host_of(src) == topo.host_of(dst)))
+    return std::nullopt;
+  const std::span<const LinkId> theirs = topo.route(src, dst);
+  if (theirs.size() != mine.size()) return std::nullopt;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const Link& p = topo.link(mine[i]);
+    const Link& q = topo.link(theirs[i]);
+    if (p.kind != q.kind || p.bandwidth != q.bandwidth || p.latency != q.latency ||
+        p.store_and_forward != q.store_and_forward)
+      return std::nullopt;
+    for (size_t k = 0; k < i; ++k)
+      if ((mine[k] == mine[i]) != (theirs[k] == theirs[i])) return std::nullopt;
+  }
+  return theirs;
+}
+
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {
   PLANSIM_ASSERT(call.index < impl_->prepared.size(), "collective runner: unknown prepared call");
   return impl_->prepared[call.index]->algorithm;

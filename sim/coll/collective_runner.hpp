@@ -6,6 +6,7 @@
 #include <memory>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,14 @@ class CollectiveRunner {
   // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
   [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
                                 const std::function<bool(LinkId, LinkId)>& pair) const;
+  // The route of a send/recv from `src` to `dst` with `a`'s bytes and requests, when preparing that
+  // call provably gives `a` with its one flow's links renamed, position by position, onto that route:
+  // then same_shape(a, prepare(that call), pair) is pair() over the two routes position by position,
+  // and the call need not be prepared (DP folding checks tens of thousands of replicas' send/recvs).
+  // Empty when `a` is not a send/recv of two distinct GPUs, or the proof's conditions fail: see
+  // renamed_send_recv_route() in collective_runner.cpp for them and why they suffice.
+  [[nodiscard]] std::optional<std::span<const LinkId>> renamed_send_recv_route(PreparedCall a, GpuId src,
+                                                                               GpuId dst) const;
   // A proven lower bound on the call's duration with any other traffic on the network (plansim run
   // --bound): the software latency, then per phase the largest of its reduction time, each flow's
   // latency + wire bytes at the rate its most constraining link gives it alone (a max-min rate never

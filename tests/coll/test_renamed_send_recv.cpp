@@ -1,0 +1,118 @@
+// CollectiveRunner::renamed_send_recv_route (DP folding's shortcut for replicas' send/recvs, plan/runner_comm.cpp)
+// against the uncached path: wherever it names a route for a send/recv, preparing that send/recv gives the
+// same choice, latencies, bytes and caps as the reference call, with its links those of the route, paired
+// position by position (what same_shape() checks), and the same lower bound.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "coll_fixtures.hpp"
+#include "sim/coll/collective_runner.hpp"
+#include "sim/coll/nccl_model.hpp"
+#include "sim/io/topology_loader.hpp"
+#include "sim/net/flow_network.hpp"
+#include "tests/support/fat_tree.hpp"
+
+using namespace plansim;
+
+namespace {
+
+struct Tally {
+  size_t renamed = 0, refused = 0;
+};
+
+// Every pair of sample send/recvs (a -> b with a's bytes and requests as the reference, c -> d as the
+// other): where the shortcut answers, the prepared c -> d is the reference renamed onto the answer.
+Tally check_pairs(const Topology& topo, const std::vector<std::pair<int, int>>& sample, const std::string& protocol,
+                  double bytes) {
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, NcclModelParams{});
+  Tally t;
+  auto call = [&](int a, int b) {
+    return CollectiveCall{CollOp::send_recv, {GpuId::from(static_cast<size_t>(a)), GpuId::from(static_cast<size_t>(b))},
+                          Bytes(bytes), 0, "auto", protocol};
+  };
+  for (const auto& [a, b] : sample) {
+    const PreparedCall ref = runner.prepare(call(a, b));
+    for (const auto& [c, d] : sample) {
+      INFO(topo.name() << ": " << a << " -> " << b << " renamed onto " << c << " -> " << d);
+      const auto route = runner.renamed_send_recv_route(ref, GpuId::from(static_cast<size_t>(c)),
+                                                        GpuId::from(static_cast<size_t>(d)));
+      if (!route) {
+        ++t.refused;
+        continue;
+      }
+      ++t.renamed;
+      const PreparedCall other = runner.prepare(call(c, d));
+      const std::span<const LinkId> real = topo.route(GpuId::from(static_cast<size_t>(c)), GpuId::from(static_cast<size_t>(d)));
+      CHECK(std::equal(route->begin(), route->end(), real.begin(), real.end()));
+      const std::span<const LinkId> mine = topo.route(GpuId::from(static_cast<size_t>(a)), GpuId::from(static_cast<size_t>(b)));
+      size_t position = 0;
+      const bool same = runner.same_shape(ref, other, [&](LinkId x, LinkId y) {
+        const bool ok = position < route->size() && x == mine[position] && y == (*route)[position];
+        ++position;
+        return ok;
+      });
+      CHECK(same);
+      CHECK(position == route->size());
+      CHECK(runner.algorithm(ref) == runner.algorithm(other));
+      CHECK(runner.protocol(ref) == runner.protocol(other));
+      CHECK(runner.lower_bound(ref) == runner.lower_bound(other));
+    }
+  }
+  return t;
+}
+
+std::vector<std::pair<int, int>> sample_pairs(int gpus, int step) {
+  std::vector<std::pair<int, int>> out;
+  for (int a = 0; a < gpus; a += step)
+    for (int b = 0; b < gpus; b += step)
+      if (a != b) out.emplace_back(a, b);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("renamed send/recv: the shortcut's route gives the prepared call's renaming, on shipped topologies",
+          "[coll][symmetry]") {
+  for (const auto& [file, nodes, step] : std::vector<std::tuple<std::string, int, int>>{
+           {"llama3-cluster.yaml", 6, 5}, {"dgx-h100.yaml", 4, 3}, {"ethernet-h100.yaml", 4, 3},
+           {"pcie-8gpu.yaml", 1, 1}, {"gb200-nvl72.yaml", 36, 13}}) {
+    const Topology topo = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/" + file, nodes);
+    for (const std::string protocol : {"auto", "Simple"})
+      for (const double bytes : {8.0, 64e6}) {
+        const Tally t = check_pairs(topo, sample_pairs(static_cast<int>(topo.num_gpus()), step), protocol, bytes);
+        INFO(file << " " << protocol << " " << bytes);
+        CHECK(t.renamed > 0);  // the shortcut is taken ...
+        if (file != "pcie-8gpu.yaml") CHECK(t.refused > 0);  // ... and refused where the routes differ
+      }
+  }
+}
+
+TEST_CASE("renamed send/recv: hashed fabrics, server sharing and non-send/recv calls", "[coll][symmetry]") {
+  // A hashed two-tier fabric: routes of the same length through different spines are renamings.
+  const Topology tree = testing::small_fat_tree();
+  const Tally t = check_pairs(tree, sample_pairs(16, 1), "auto", 1e6);
+  CHECK(t.renamed > 0);
+  CHECK(t.refused > 0);
+
+  // Two GPUs of one server never stand for two of different servers (the protocol choice reads it).
+  const Topology c = test::cluster_topology(2, 4);
+  Simulation sim;
+  FlowNetwork net(sim, c);
+  CollectiveRunner runner(net, NcclModelParams{});
+  const PreparedCall local = runner.prepare({CollOp::send_recv, {GpuId(0), GpuId(1)}, Bytes(1e6)});
+  CHECK(runner.renamed_send_recv_route(local, GpuId(4), GpuId(5)).has_value());
+  CHECK_FALSE(runner.renamed_send_recv_route(local, GpuId(0), GpuId(4)).has_value());
+  CHECK_FALSE(runner.renamed_send_recv_route(local, GpuId(2), GpuId(2)).has_value());
+  CHECK_FALSE(runner.renamed_send_recv_route(local, GpuId(0), GpuId(99)).has_value());
+  // Only send/recvs: an all-reduce of two ranks is not renamed by this shortcut.
+  const PreparedCall reduce = runner.prepare({CollOp::all_reduce, {GpuId(0), GpuId(1)}, Bytes(1e6)});
+  CHECK_FALSE(runner.renamed_send_recv_route(reduce, GpuId(4), GpuId(5)).has_value());
+}
