@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <utility>
 
 #include "sim/coll/nccl_channels.hpp"
 #include "sim/coll/nccl_model.hpp"
@@ -41,6 +42,9 @@ struct Prepared {
   std::string algorithm, protocol;          // what ran, for CollectiveResult
   std::vector<std::vector<PreparedFlow>> flows;  // [phase][flow]
   std::vector<Time> reduce;                 // [phase]: local reduction time
+  // renamed_links(): the routes between ranks choosing and lowering the call read, distinct, once asked.
+  mutable std::vector<std::pair<GpuId, GpuId>> route_reads;
+  mutable bool reads_known = false;
 
   [[nodiscard]] bool matches(const CollectiveCall& c) const {
     return op == c.op && root == c.root && bytes == c.bytes.value() && ranks == c.ranks &&
@@ -307,7 +311,7 @@ void CollectiveRunner::for_each_flow_links(PreparedCall a,
 // order. So two such calls whose routes agree position by position in those attributes and in their
 // pattern of repeats, with the same server sharing, go through the same arithmetic and get the same
 // choice, latencies, bytes, caps and reductions; their prepared calls differ only by the links, paired
-// position by position. tests/coll/test_renamed_send_recv.cpp checks this against prepare().
+// position by position. tests/coll/test_renamed_calls.cpp checks this against prepare().
 std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route(PreparedCall a, GpuId src,
                                                                                  GpuId dst) const {
   PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
@@ -337,6 +341,80 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
       if ((mine[k] == mine[i]) != (theirs[k] == theirs[i])) return std::nullopt;
   }
   return theirs;
+}
+
+// Why φ suffices (the same reasoning as renamed_send_recv_route's, for any group). Preparing a call
+// reads the topology (grep topo in sim/coll) through: the GPU count; the ranks' servers, only ever
+// compared for equality (GroupShape::uniform_hosts, distinct_hosts, intra_hw_kind, lower_steps); the
+// routes between two ranks (append_route, route_latency: RouteReads lists them) and their links' kinds,
+// bandwidths, latencies and identities, where only equality of identities matters (per-link sums are in
+// flow order, predict_time, or in byte order within a link, flow_caps; maxima do not depend on order);
+// the GPU spec; and, for NVLS only, the switches next to the ranks. So if (1) the candidates are among
+// send_recv, ring, tree and nvls, with nvls applicable to neither group, (2) ranks i and k are equal, and
+// share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
+// between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
+// φ that keeps kind, bandwidth, latency and store-and-forward, position by position, then preparing the
+// new call runs the same steps with every read renamed by φ (by induction: it reads the same index pairs
+// as long as all earlier reads agreed), and it ends as `a` with φ applied to its links.
+// tests/coll/test_renamed_calls.cpp checks this against prepare().
+bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> ranks, std::vector<LinkId>& links) {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  const Topology& topo = impl_->net->topology();
+  const size_t n = x.ranks.size();
+  if (n == 0 || ranks.size() != n || x.algorithm_request != "auto") return false;  // n == 0: remapped
+  for (GpuId g : ranks)
+    if (g.index() >= topo.num_gpus()) return false;
+  for (const auto& alg : impl_->registry.all()) {
+    if (!alg->in_auto() || !alg->supports(x.op)) continue;
+    const std::string_view name = alg->name();
+    if (name != "send_recv" && name != "ring" && name != "tree" && name != "nvls") return false;
+    if (name == "nvls" && (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks))) return false;
+  }
+  // (2): the first index of each rank, and of each rank's server, agree.
+  std::unordered_map<uint32_t, uint32_t> first_a, first_b, host_a, host_b;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (first_a.emplace(x.ranks[i].value, i).first->second != first_b.emplace(ranks[i].value, i).first->second)
+      return false;
+    const auto ha = static_cast<uint32_t>(topo.host_of(x.ranks[i])), hb = static_cast<uint32_t>(topo.host_of(ranks[i]));
+    if (host_a.emplace(ha, i).first->second != host_b.emplace(hb, i).first->second) return false;
+  }
+  if (!x.reads_known) {  // prepare `a` again, listing the routes it reads
+    RouteReads reads;
+    const CollectiveCall call{x.op, x.ranks, Bytes(x.bytes), x.root, x.algorithm_request, x.protocol_request};
+    (void)choose_collective(impl_->registry, impl_->params, topo, call);
+    std::sort(reads.pairs.begin(), reads.pairs.end());
+    reads.pairs.erase(std::unique(reads.pairs.begin(), reads.pairs.end()), reads.pairs.end());
+    x.route_reads = std::move(reads.pairs);
+    x.reads_known = true;
+  }
+  // (3): φ from the routes read, position by position.
+  std::unordered_map<uint32_t, uint32_t> phi, inverse;
+  for (const auto& [from, to] : x.route_reads) {
+    const auto i = first_a.find(from.value), k = first_a.find(to.value);
+    if (i == first_a.end() || k == first_a.end()) return false;  // a route not between two ranks
+    const std::span<const LinkId> mine = topo.route(from, to);
+    const std::span<const LinkId> theirs = topo.route(ranks[i->second], ranks[k->second]);
+    if (mine.size() != theirs.size()) return false;
+    for (size_t p = 0; p < mine.size(); ++p) {
+      const Link& u = topo.link(mine[p]);
+      const Link& v = topo.link(theirs[p]);
+      if (u.kind != v.kind || u.bandwidth != v.bandwidth || u.latency != v.latency ||
+          u.store_and_forward != v.store_and_forward)
+        return false;
+      if (phi.emplace(mine[p].value, theirs[p].value).first->second != theirs[p].value) return false;
+      if (inverse.emplace(theirs[p].value, mine[p].value).first->second != mine[p].value) return false;
+    }
+  }
+  links.clear();
+  for (const auto& phase : x.choice.plan.phases)
+    for (const auto& flow : phase.flows)
+      for (LinkId l : flow.links) {
+        const auto it = phi.find(l.value);
+        if (it == phi.end()) return false;
+        links.push_back(LinkId(it->second));
+      }
+  return true;
 }
 
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {

@@ -77,6 +77,11 @@ class CollectiveRunner {
   // renamed_send_recv_route() in collective_runner.cpp for them and why they suffice.
   [[nodiscard]] std::optional<std::span<const LinkId>> renamed_send_recv_route(PreparedCall a, GpuId src,
                                                                                GpuId dst) const;
+  // The same for a collective of `a` (op, bytes, root, requests) over `ranks` instead of a's ranks:
+  // when preparing that call provably gives `a` with its links renamed by one one-to-one map φ, writes
+  // into `links` φ of a's flows' links, phase by phase and flow by flow, in the order same_shape()
+  // pairs them, and says true. See renamed_links() in collective_runner.cpp for the conditions.
+  bool renamed_links(PreparedCall a, std::span<const GpuId> ranks, std::vector<LinkId>& links);
   // A proven lower bound on the call's duration with any other traffic on the network (plansim run
   // --bound): the software latency, then per phase the largest of its reduction time, each flow's
   // latency + wire bytes at the rate its most constraining link gives it alone (a max-min rate never

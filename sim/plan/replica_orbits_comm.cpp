@@ -21,7 +21,8 @@ void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
     PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
     if (renamed_copies(r, k)) {  // what same_shape() would pair, without preparing the copies
       for (uint32_t j = 0; j < r.copies; ++j) {
-        const std::span<const LinkId> from = copy_routes_[j], to = copy_routes_[(j + 1) % r.copies];
+        const std::vector<LinkId>& from = copy_links_[j];
+        const std::vector<LinkId>& to = copy_links_[(j + 1) % r.copies];
         for (size_t i = 0; i < from.size(); ++i)
           if (!orbits_->pair(static_cast<int>(j), from[i], to[i])) throw PlaneMismatch(orbits_->why());
       }

@@ -1,4 +1,4 @@
-// CollectiveRunner::renamed_send_recv_route (DP folding's shortcut for replicas' send/recvs, plan/runner_comm.cpp)
+// CollectiveRunner::renamed_send_recv_route and renamed_links (DP folding's shortcut for replicas' calls, plan/runner_comm.cpp)
 // against the uncached path: wherever it names a route for a send/recv, preparing that send/recv gives the
 // same choice, latencies, bytes and caps as the reference call, with its links those of the route, paired
 // position by position (what same_shape() checks), and the same lower bound.
@@ -115,4 +115,74 @@ TEST_CASE("renamed send/recv: hashed fabrics, server sharing and non-send/recv c
   // Only send/recvs: an all-reduce of two ranks is not renamed by this shortcut.
   const PreparedCall reduce = runner.prepare({CollOp::all_reduce, {GpuId(0), GpuId(1)}, Bytes(1e6)});
   CHECK_FALSE(runner.renamed_send_recv_route(reduce, GpuId(4), GpuId(5)).has_value());
+}
+
+namespace {
+
+// Groups of `n` ranks `stride` apart starting at every `step`-th GPU, as the reference (first) and as
+// the others: where renamed_links answers, the prepared other group is the reference with its links
+// renamed to the answer, position by position.
+Tally check_groups(const Topology& topo, CollOp op, int n, int stride, int step, double bytes) {
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, NcclModelParams{});
+  Tally t;
+  auto group = [&](int first) {
+    std::vector<GpuId> g;
+    for (int i = 0; i < n; ++i) g.push_back(GpuId::from(static_cast<size_t>((first + i * stride) % static_cast<int>(topo.num_gpus()))));
+    return g;
+  };
+  std::vector<LinkId> renamed;
+  for (int a = 0; a < static_cast<int>(topo.num_gpus()); a += step) {
+    const PreparedCall ref = runner.prepare({op, group(a), Bytes(bytes)});
+    for (int b = 0; b < static_cast<int>(topo.num_gpus()); b += step) {
+      INFO(topo.name() << ": " << to_string(op) << " of " << n << " ranks " << stride << " apart from GPU " << a
+                       << " renamed onto those from GPU " << b);
+      const std::vector<GpuId> other_ranks = group(b);
+      if (!runner.renamed_links(ref, other_ranks, renamed)) {
+        ++t.refused;
+        continue;
+      }
+      ++t.renamed;
+      const PreparedCall other = runner.prepare({op, other_ranks, Bytes(bytes)});
+      size_t position = 0;
+      std::vector<LinkId> mine;
+      runner.for_each_flow_links(ref, [&](std::span<const LinkId> links) { mine.insert(mine.end(), links.begin(), links.end()); });
+      const bool same = runner.same_shape(ref, other, [&](LinkId x, LinkId y) {
+        const bool ok = position < renamed.size() && x == mine[position] && y == renamed[position];
+        ++position;
+        return ok;
+      });
+      CHECK(same);
+      CHECK(position == renamed.size());
+      CHECK(runner.algorithm(ref) == runner.algorithm(other));
+      CHECK(runner.protocol(ref) == runner.protocol(other));
+      CHECK(runner.lower_bound(ref) == runner.lower_bound(other));
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("renamed collectives: renamed_links gives the prepared call's renaming, on shipped topologies",
+          "[coll][symmetry]") {
+  const Topology llama = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/llama3-cluster.yaml", 8);
+  const Topology dgx = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/dgx-h100.yaml", 4);
+  const Topology tree = testing::small_fat_tree();
+  for (const CollOp op : {CollOp::all_reduce, CollOp::all_gather, CollOp::reduce_scatter})
+    for (const double bytes : {8.0, 256e6}) {
+      // One rank per server, as a pipeline group; two per server; a whole server; a hashed fabric.
+      for (const Tally t : {check_groups(llama, op, 4, 16, 3, bytes), check_groups(llama, op, 4, 4, 5, bytes),
+                            check_groups(dgx, op, 8, 1, 4, bytes), check_groups(tree, op, 4, 4, 1, bytes)})
+        CHECK(t.renamed > 0);
+      CHECK(check_groups(llama, op, 4, 4, 5, bytes).refused > 0);  // servers shared differently
+    }
+  // NVLS applies inside an NVL72 domain: never renamed (its switch reads are not routes).
+  const Topology nvl = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/gb200-nvl72.yaml", 36);
+  const Tally t = check_groups(nvl, CollOp::all_reduce, 4, 1, 36, 1e6);
+  CHECK(t.renamed == 0);
+  CHECK(t.refused > 0);
+  // Broadcast can run as a chain, whose reads are not audited here: refused.
+  CHECK(check_groups(dgx, CollOp::broadcast, 4, 8, 8, 1e6).renamed == 0);
 }
