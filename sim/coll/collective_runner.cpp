@@ -29,6 +29,7 @@ namespace {
 // the network, bytes on the wire (1/efficiency included), latency, and the NCCL channel cap on the
 // wire rate (nccl_channels.hpp; FlowNetwork::kNoCap if none).
 using PreparedFlow = FlowNetwork::BatchFlow;
+constexpr uint32_t kNoLink = ~0U;
 
 // Everything a run of one distinct call needs, computed once.
 struct Prepared {
@@ -90,6 +91,8 @@ struct CollectiveRunner::Impl {
   std::vector<double> bound_bytes;
   std::vector<Time> bound_first;
   std::vector<uint32_t> bound_touched;
+  // renamed_links()' link map φ and its inverse (kNoLink: unset), reset after each call.
+  std::vector<uint32_t> phi, phi_inverse, phi_touched, phi_inverse_touched;
 
   uint32_t prepare(const CollectiveCall& call) {
     auto& bucket = by_hash[call_hash(call)];
@@ -177,7 +180,7 @@ struct CollectiveRunner::Impl {
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}})) {}
 CollectiveRunner::~CollectiveRunner() = default;
 
 PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }
@@ -388,8 +391,33 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
     x.route_reads = std::move(reads.pairs);
     x.reads_known = true;
   }
-  // (3): φ from the routes read, position by position.
-  std::unordered_map<uint32_t, uint32_t> phi, inverse;
+  // (3): φ from the routes read, position by position, in per-link arrays (reset before returning).
+  auto& phi = impl_->phi;
+  auto& inverse = impl_->phi_inverse;
+  if (phi.size() != topo.links().size()) {
+    phi.assign(topo.links().size(), kNoLink);
+    inverse.assign(topo.links().size(), kNoLink);
+  }
+  struct Reset {
+    Impl& impl;
+    ~Reset() {
+      for (const uint32_t l : impl.phi_touched) impl.phi[l] = kNoLink;
+      for (const uint32_t l : impl.phi_inverse_touched) impl.phi_inverse[l] = kNoLink;
+      impl.phi_touched.clear();
+      impl.phi_inverse_touched.clear();
+    }
+  } reset{*impl_};
+  auto map = [&](LinkId from_link, LinkId to_link) {
+    if (phi[from_link.index()] == kNoLink) {
+      phi[from_link.index()] = to_link.value;
+      impl_->phi_touched.push_back(from_link.value);
+    }
+    if (inverse[to_link.index()] == kNoLink) {
+      inverse[to_link.index()] = from_link.value;
+      impl_->phi_inverse_touched.push_back(to_link.value);
+    }
+    return phi[from_link.index()] == to_link.value && inverse[to_link.index()] == from_link.value;
+  };
   for (const auto& [from, to] : x.route_reads) {
     const auto i = first_a.find(from.value), k = first_a.find(to.value);
     if (i == first_a.end() || k == first_a.end()) return false;  // a route not between two ranks
@@ -402,17 +430,15 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
       if (u.kind != v.kind || u.bandwidth != v.bandwidth || u.latency != v.latency ||
           u.store_and_forward != v.store_and_forward)
         return false;
-      if (phi.emplace(mine[p].value, theirs[p].value).first->second != theirs[p].value) return false;
-      if (inverse.emplace(theirs[p].value, mine[p].value).first->second != mine[p].value) return false;
+      if (!map(mine[p], theirs[p])) return false;
     }
   }
   links.clear();
   for (const auto& phase : x.choice.plan.phases)
     for (const auto& flow : phase.flows)
       for (LinkId l : flow.links) {
-        const auto it = phi.find(l.value);
-        if (it == phi.end()) return false;
-        links.push_back(LinkId(it->second));
+        if (phi[l.index()] == kNoLink) return false;
+        links.push_back(LinkId(phi[l.index()]));
       }
   return true;
 }
