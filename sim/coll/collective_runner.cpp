@@ -9,6 +9,9 @@
 // without hashing and comparing the call. A collective in flight is a Run in a pool, named by its
 // index: the callbacks it gives the flow network and the event queue capture (runner, index), which
 // std::function keeps inline, so starting one allocates nothing once the pool has grown.
+// A new call of the same op, size, bytes and requests as one prepared before is given as that one
+// renamed where renamed_links() proves it is (the DP collectives of a plan's pipeline stages and TP
+// ranks): its routes are looked up, its choice and lowering are not redone.
 #include "sim/coll/collective_runner.hpp"
 
 #include <algorithm>
@@ -67,6 +70,12 @@ uint64_t call_hash(const CollectiveCall& c) {
   return h;
 }
 
+uint64_t shape_hash(const CollectiveCall& c) {
+  CollectiveCall shape = c;
+  shape.ranks.assign(c.ranks.size(), GpuId(0));
+  return call_hash(shape);
+}
+
 // A collective in flight. Exactly one of the two callbacks is set.
 struct Run {
   uint32_t prep = 0;
@@ -93,11 +102,45 @@ struct CollectiveRunner::Impl {
   std::vector<uint32_t> bound_touched;
   // renamed_links()' link map φ and its inverse (kNoLink: unset), reset after each call.
   std::vector<uint32_t> phi, phi_inverse, phi_touched, phi_inverse_touched;
+  CollectiveRunner* self = nullptr;
+  bool reuse_renamings = true;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_shape;  // prepare(): up to 2 per (op, root, bytes, size, requests)
+  std::vector<LinkId> renamed;                                    // prepare(): a renamed call's links
 
   uint32_t prepare(const CollectiveCall& call) {
     auto& bucket = by_hash[call_hash(call)];
     for (uint32_t i : bucket)
       if (prepared[i]->matches(call)) return i;
+    // A call that is an earlier one of the same op, size and bytes on renamed links (renamed_links())
+    // is that one renamed: its routes are still looked up, its choice and lowering are not redone.
+    std::vector<uint32_t>* reps = nullptr;
+    if (reuse_renamings) {
+      reps = &by_shape[shape_hash(call)];
+      for (const uint32_t rep : *reps) {
+        const Prepared& r = *prepared[rep];
+        if (r.op != call.op || r.root != call.root || r.bytes != call.bytes.value() || r.ranks.size() != call.ranks.size() ||
+            r.algorithm_request != call.algorithm || r.protocol_request != call.protocol ||
+            !self->renamed_links(PreparedCall{rep}, call.ranks, renamed))
+          continue;
+        auto p = std::make_unique<Prepared>(r);
+        p->ranks = call.ranks;
+        p->route_reads.clear();
+        p->reads_known = false;
+        size_t at = 0;
+        for (size_t ph = 0; ph < p->flows.size(); ++ph)
+          for (size_t f = 0; f < p->flows[ph].size(); ++f) {
+            auto& links = p->choice.plan.phases[ph].flows[f].links;
+            std::copy(renamed.begin() + static_cast<std::ptrdiff_t>(at),
+                      renamed.begin() + static_cast<std::ptrdiff_t>(at + links.size()), links.begin());
+            at += links.size();
+            p->flows[ph][f].route = net->prepare_route(links);
+          }
+        const auto index = static_cast<uint32_t>(prepared.size());
+        prepared.push_back(std::move(p));
+        bucket.push_back(index);
+        return index;
+      }
+    }
     const Topology& topo = net->topology();
     auto p = std::make_unique<Prepared>();
     p->choice = choose_collective(registry, params, topo, call);  // throws on a bad call: nothing cached
@@ -123,6 +166,7 @@ struct CollectiveRunner::Impl {
     const auto index = static_cast<uint32_t>(prepared.size());
     prepared.push_back(std::move(p));
     bucket.push_back(index);
+    if (reps != nullptr && reps->size() < 2) reps->push_back(index);
     return index;
   }
 
@@ -180,7 +224,10 @@ struct CollectiveRunner::Impl {
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
+                                        this, true, {}, {}})) {}
+
+void CollectiveRunner::reuse_renamings(bool on) { impl_->reuse_renamings = on; }
 CollectiveRunner::~CollectiveRunner() = default;
 
 PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }

@@ -62,6 +62,10 @@ class CollectiveRunner {
   // without looking the call up again and, where on_done fits std::function's inline buffer, without
   // allocating. The runner and its FlowNetwork must outlive the collectives they run.
   PreparedCall prepare(const CollectiveCall& call);
+  // Whether prepare() may give a new call as an earlier call of the same op, size, bytes and requests
+  // renamed, where renamed_links() proves it is (default on; off: every call chosen and lowered anew,
+  // the reference tests/coll/test_renamed_calls.cpp compares with).
+  void reuse_renamings(bool on);
   void start(PreparedCall call, std::function<void()> on_done);
   // Whether two prepared calls run the same way up to a renaming of links: same software latency,
   // phases, reduction times, and flow by flow the same wire bytes, latency and number of links, each

@@ -33,6 +33,7 @@ Tally check_pairs(const Topology& topo, const std::vector<std::pair<int, int>>& 
   Simulation sim;
   FlowNetwork net(sim, topo);
   CollectiveRunner runner(net, NcclModelParams{});
+  runner.reuse_renamings(false);  // the reference: every call chosen and lowered anew
   Tally t;
   auto call = [&](int a, int b) {
     return CollectiveCall{CollOp::send_recv, {GpuId::from(static_cast<size_t>(a)), GpuId::from(static_cast<size_t>(b))},
@@ -126,6 +127,7 @@ Tally check_groups(const Topology& topo, CollOp op, int n, int stride, int step,
   Simulation sim;
   FlowNetwork net(sim, topo);
   CollectiveRunner runner(net, NcclModelParams{});
+  runner.reuse_renamings(false);  // the reference: every call chosen and lowered anew
   Tally t;
   auto group = [&](int first) {
     std::vector<GpuId> g;
@@ -185,4 +187,44 @@ TEST_CASE("renamed collectives: renamed_links gives the prepared call's renaming
   CHECK(t.refused > 0);
   // Broadcast can run as a chain, whose reads are not audited here: refused.
   CHECK(check_groups(dgx, CollOp::broadcast, 4, 8, 8, 1e6).renamed == 0);
+}
+
+TEST_CASE("renamed collectives: prepare() reusing renamings gives what preparing anew gives", "[coll][symmetry]") {
+  const Topology topo = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/llama3-cluster.yaml", 8);
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner reusing(net, NcclModelParams{});
+  CollectiveRunner fresh(net, NcclModelParams{});
+  fresh.reuse_renamings(false);
+  size_t calls = 0;
+  for (const CollOp op : {CollOp::all_reduce, CollOp::all_gather, CollOp::send_recv})
+    for (const int stride : {1, 4, 8, 9})
+      for (int first = 0; first < 64; first += 3) {
+        std::vector<GpuId> ranks;
+        for (int i = 0; i < (op == CollOp::send_recv ? 2 : 4); ++i) ranks.push_back(GpuId::from(static_cast<size_t>((first + i * stride) % 64)));
+        const CollectiveCall call{op, ranks, Bytes(4e6)};
+        const PreparedCall a = reusing.prepare(call), b = fresh.prepare(call);
+        INFO(to_string(op) << " from GPU " << first << ", stride " << stride);
+        std::vector<LinkId> la, lb;
+        reusing.for_each_flow_links(a, [&](std::span<const LinkId> l) { la.insert(la.end(), l.begin(), l.end()); });
+        fresh.for_each_flow_links(b, [&](std::span<const LinkId> l) { lb.insert(lb.end(), l.begin(), l.end()); });
+        CHECK(la == lb);
+        CHECK(reusing.algorithm(a) == fresh.algorithm(b));
+        CHECK(reusing.protocol(a) == fresh.protocol(b));
+        CHECK(reusing.lower_bound(a) == fresh.lower_bound(b));
+        ++calls;
+      }
+  CHECK(calls > 100);
+  // The same runs, one from each: equal times.
+  for (const int first : {0, 8, 15}) {
+    const CollectiveCall call{CollOp::all_reduce, {GpuId::from(static_cast<size_t>(first)), GpuId::from(static_cast<size_t>(first + 16)),
+                                                   GpuId::from(static_cast<size_t>(first + 32)), GpuId::from(static_cast<size_t>(first + 48))},
+                              Bytes(64e6)};
+    Time ta, tb;
+    reusing.start(call, [&](const CollectiveResult& r) { ta = r.end - r.start; });
+    sim.run();
+    fresh.start(call, [&](const CollectiveResult& r) { tb = r.end - r.start; });
+    sim.run();
+    CHECK(ta == tb);
+  }
 }
