@@ -9,11 +9,15 @@
 // without hashing and comparing the call. A collective in flight is a Run in a pool, named by its
 // index: the callbacks it gives the flow network and the event queue capture (runner, index), which
 // std::function keeps inline, so starting one allocates nothing once the pool has grown.
+// A new call of the same op, size, bytes and requests as one prepared before is given as that one
+// renamed where renamed_links() proves it is (the DP collectives of a plan's pipeline stages and TP
+// ranks): its routes are looked up, its choice and lowering are not redone.
 #include "sim/coll/collective_runner.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <utility>
 
 #include "sim/coll/nccl_channels.hpp"
 #include "sim/coll/nccl_model.hpp"
@@ -28,6 +32,7 @@ namespace {
 // the network, bytes on the wire (1/efficiency included), latency, and the NCCL channel cap on the
 // wire rate (nccl_channels.hpp; FlowNetwork::kNoCap if none).
 using PreparedFlow = FlowNetwork::BatchFlow;
+constexpr uint32_t kNoLink = ~0U;
 
 // Everything a run of one distinct call needs, computed once.
 struct Prepared {
@@ -41,6 +46,9 @@ struct Prepared {
   std::string algorithm, protocol;          // what ran, for CollectiveResult
   std::vector<std::vector<PreparedFlow>> flows;  // [phase][flow]
   std::vector<Time> reduce;                 // [phase]: local reduction time
+  // renamed_links(): the routes between ranks choosing and lowering the call read, distinct, once asked.
+  mutable std::vector<std::pair<GpuId, GpuId>> route_reads;
+  mutable bool reads_known = false;
 
   [[nodiscard]] bool matches(const CollectiveCall& c) const {
     return op == c.op && root == c.root && bytes == c.bytes.value() && ranks == c.ranks &&
@@ -60,6 +68,12 @@ uint64_t call_hash(const CollectiveCall& c) {
   mix(std::hash<std::string>{}(c.algorithm));
   mix(std::hash<std::string>{}(c.protocol));
   return h;
+}
+
+uint64_t shape_hash(const CollectiveCall& c) {
+  CollectiveCall shape = c;
+  shape.ranks.assign(c.ranks.size(), GpuId(0));
+  return call_hash(shape);
 }
 
 // A collective in flight. Exactly one of the two callbacks is set.
@@ -86,11 +100,47 @@ struct CollectiveRunner::Impl {
   std::vector<double> bound_bytes;
   std::vector<Time> bound_first;
   std::vector<uint32_t> bound_touched;
+  // renamed_links()' link map φ and its inverse (kNoLink: unset), reset after each call.
+  std::vector<uint32_t> phi, phi_inverse, phi_touched, phi_inverse_touched;
+  CollectiveRunner* self = nullptr;
+  bool reuse_renamings = true;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_shape;  // prepare(): up to 2 per (op, root, bytes, size, requests)
+  std::vector<LinkId> renamed;                                    // prepare(): a renamed call's links
 
   uint32_t prepare(const CollectiveCall& call) {
     auto& bucket = by_hash[call_hash(call)];
     for (uint32_t i : bucket)
       if (prepared[i]->matches(call)) return i;
+    // A call that is an earlier one of the same op, size and bytes on renamed links (renamed_links())
+    // is that one renamed: its routes are still looked up, its choice and lowering are not redone.
+    std::vector<uint32_t>* reps = nullptr;
+    if (reuse_renamings) {
+      reps = &by_shape[shape_hash(call)];
+      for (const uint32_t rep : *reps) {
+        const Prepared& r = *prepared[rep];
+        if (r.op != call.op || r.root != call.root || r.bytes != call.bytes.value() || r.ranks.size() != call.ranks.size() ||
+            r.algorithm_request != call.algorithm || r.protocol_request != call.protocol ||
+            !self->renamed_links(PreparedCall{rep}, call.ranks, renamed))
+          continue;
+        auto p = std::make_unique<Prepared>(r);
+        p->ranks = call.ranks;
+        p->route_reads.clear();
+        p->reads_known = false;
+        size_t at = 0;
+        for (size_t ph = 0; ph < p->flows.size(); ++ph)
+          for (size_t f = 0; f < p->flows[ph].size(); ++f) {
+            auto& links = p->choice.plan.phases[ph].flows[f].links;
+            std::copy(renamed.begin() + static_cast<std::ptrdiff_t>(at),
+                      renamed.begin() + static_cast<std::ptrdiff_t>(at + links.size()), links.begin());
+            at += links.size();
+            p->flows[ph][f].route = net->prepare_route(links);
+          }
+        const auto index = static_cast<uint32_t>(prepared.size());
+        prepared.push_back(std::move(p));
+        bucket.push_back(index);
+        return index;
+      }
+    }
     const Topology& topo = net->topology();
     auto p = std::make_unique<Prepared>();
     p->choice = choose_collective(registry, params, topo, call);  // throws on a bad call: nothing cached
@@ -116,6 +166,7 @@ struct CollectiveRunner::Impl {
     const auto index = static_cast<uint32_t>(prepared.size());
     prepared.push_back(std::move(p));
     bucket.push_back(index);
+    if (reps != nullptr && reps->size() < 2) reps->push_back(index);
     return index;
   }
 
@@ -173,7 +224,10 @@ struct CollectiveRunner::Impl {
 
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
-    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
+                                        this, true, {}, {}})) {}
+
+void CollectiveRunner::reuse_renamings(bool on) { impl_->reuse_renamings = on; }
 CollectiveRunner::~CollectiveRunner() = default;
 
 PreparedCall CollectiveRunner::prepare(const CollectiveCall& call) { return PreparedCall{impl_->prepare(call)}; }
@@ -294,6 +348,146 @@ void CollectiveRunner::for_each_flow_links(PreparedCall a,
   const Prepared& x = *impl_->prepared[a.index];
   for (const auto& phase : x.choice.plan.phases)
     for (const auto& flow : phase.flows) visit(flow.links);
+}
+
+// Why a renamed route suffices. Preparing a send/recv {src, dst} (collective_runner.cpp, selection.cpp,
+// algorithm.cpp, flow_plan.cpp, nccl_model.cpp, nccl_channels.cpp) reads, besides the call's bytes and
+// requests and the runner's NCCL parameters and the GPU spec: the candidates (every registered
+// algorithm that supports send_recv; checked below to be send_recv alone, whose shape_ok and expand
+// read only the group size), whether the two GPUs share a server (intra_hw_kind, lower_steps' step
+// count), and route(src, dst): its links' kinds, bandwidths and latencies (intra_hw_kind,
+// route_latency, flow_efficiency, flow_caps, predict_time's per-link load) and which of its positions
+// name the same link (the per-link sums). Lowering makes one phase with one flow over that route, in
+// order. So two such calls whose routes agree position by position in those attributes and in their
+// pattern of repeats, with the same server sharing, go through the same arithmetic and get the same
+// choice, latencies, bytes, caps and reductions; their prepared calls differ only by the links, paired
+// position by position. tests/coll/test_renamed_calls.cpp checks this against prepare().
+std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route(PreparedCall a, GpuId src,
+                                                                                 GpuId dst) const {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  const Topology& topo = impl_->net->topology();
+  if (x.op != CollOp::send_recv || x.root != 0 || x.ranks.size() != 2 || x.ranks[0] == x.ranks[1] || src == dst ||
+      src.index() >= topo.num_gpus() || dst.index() >= topo.num_gpus())
+    return std::nullopt;
+  if (x.algorithm_request != "auto" && x.algorithm_request != "send_recv") return std::nullopt;
+  for (const auto& alg : impl_->registry.all())
+    if (alg->supports(CollOp::send_recv) && alg->name() != "send_recv") return std::nullopt;
+  if (x.flows.size() != 1 || x.flows[0].size() != 1) return std::nullopt;
+  const std::span<const LinkId> mine = topo.route(x.ranks[0], x.ranks[1]);
+  const std::vector<LinkId>& stored = x.choice.plan.phases[0].flows[0].links;
+  if (!std::equal(mine.begin(), mine.end(), stored.begin(), stored.end())) return std::nullopt;
+  if ((topo.host_of(x.ranks[0]) == topo.host_of(x.ranks[1])) != (topo.host_of(src) == topo.host_of(dst)))
+    return std::nullopt;
+  const std::span<const LinkId> theirs = topo.route(src, dst);
+  if (theirs.size() != mine.size()) return std::nullopt;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const Link& p = topo.link(mine[i]);
+    const Link& q = topo.link(theirs[i]);
+    if (p.kind != q.kind || p.bandwidth != q.bandwidth || p.latency != q.latency ||
+        p.store_and_forward != q.store_and_forward)
+      return std::nullopt;
+    for (size_t k = 0; k < i; ++k)
+      if ((mine[k] == mine[i]) != (theirs[k] == theirs[i])) return std::nullopt;
+  }
+  return theirs;
+}
+
+// Why φ suffices (the same reasoning as renamed_send_recv_route's, for any group). Preparing a call
+// reads the topology (grep topo in sim/coll) through: the GPU count; the ranks' servers, only ever
+// compared for equality (GroupShape::uniform_hosts, distinct_hosts, intra_hw_kind, lower_steps); the
+// routes between two ranks (append_route, route_latency: RouteReads lists them) and their links' kinds,
+// bandwidths, latencies and identities, where only equality of identities matters (per-link sums are in
+// flow order, predict_time, or in byte order within a link, flow_caps; maxima do not depend on order);
+// the GPU spec; and, for NVLS only, the switches next to the ranks. So if (1) the candidates are among
+// send_recv, ring, tree and nvls, with nvls applicable to neither group, (2) ranks i and k are equal, and
+// share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
+// between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
+// φ that keeps kind, bandwidth, latency and store-and-forward, position by position, then preparing the
+// new call runs the same steps with every read renamed by φ (by induction: it reads the same index pairs
+// as long as all earlier reads agreed), and it ends as `a` with φ applied to its links.
+// tests/coll/test_renamed_calls.cpp checks this against prepare().
+bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> ranks, std::vector<LinkId>& links) {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  const Topology& topo = impl_->net->topology();
+  const size_t n = x.ranks.size();
+  if (n == 0 || ranks.size() != n || x.algorithm_request != "auto") return false;  // n == 0: remapped
+  for (GpuId g : ranks)
+    if (g.index() >= topo.num_gpus()) return false;
+  for (const auto& alg : impl_->registry.all()) {
+    if (!alg->in_auto() || !alg->supports(x.op)) continue;
+    const std::string_view name = alg->name();
+    if (name != "send_recv" && name != "ring" && name != "tree" && name != "nvls") return false;
+    if (name == "nvls" && (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks))) return false;
+  }
+  // (2): the first index of each rank, and of each rank's server, agree.
+  std::unordered_map<uint32_t, uint32_t> first_a, first_b, host_a, host_b;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (first_a.emplace(x.ranks[i].value, i).first->second != first_b.emplace(ranks[i].value, i).first->second)
+      return false;
+    const auto ha = static_cast<uint32_t>(topo.host_of(x.ranks[i])), hb = static_cast<uint32_t>(topo.host_of(ranks[i]));
+    if (host_a.emplace(ha, i).first->second != host_b.emplace(hb, i).first->second) return false;
+  }
+  if (!x.reads_known) {  // prepare `a` again, listing the routes it reads
+    RouteReads reads;
+    const CollectiveCall call{x.op, x.ranks, Bytes(x.bytes), x.root, x.algorithm_request, x.protocol_request};
+    (void)choose_collective(impl_->registry, impl_->params, topo, call);
+    std::sort(reads.pairs.begin(), reads.pairs.end());
+    reads.pairs.erase(std::unique(reads.pairs.begin(), reads.pairs.end()), reads.pairs.end());
+    x.route_reads = std::move(reads.pairs);
+    x.reads_known = true;
+  }
+  // (3): φ from the routes read, position by position, in per-link arrays (reset before returning).
+  auto& phi = impl_->phi;
+  auto& inverse = impl_->phi_inverse;
+  if (phi.size() != topo.links().size()) {
+    phi.assign(topo.links().size(), kNoLink);
+    inverse.assign(topo.links().size(), kNoLink);
+  }
+  struct Reset {
+    Impl& impl;
+    ~Reset() {
+      for (const uint32_t l : impl.phi_touched) impl.phi[l] = kNoLink;
+      for (const uint32_t l : impl.phi_inverse_touched) impl.phi_inverse[l] = kNoLink;
+      impl.phi_touched.clear();
+      impl.phi_inverse_touched.clear();
+    }
+  } reset{*impl_};
+  auto map = [&](LinkId from_link, LinkId to_link) {
+    if (phi[from_link.index()] == kNoLink) {
+      phi[from_link.index()] = to_link.value;
+      impl_->phi_touched.push_back(from_link.value);
+    }
+    if (inverse[to_link.index()] == kNoLink) {
+      inverse[to_link.index()] = from_link.value;
+      impl_->phi_inverse_touched.push_back(to_link.value);
+    }
+    return phi[from_link.index()] == to_link.value && inverse[to_link.index()] == from_link.value;
+  };
+  for (const auto& [from, to] : x.route_reads) {
+    const auto i = first_a.find(from.value), k = first_a.find(to.value);
+    if (i == first_a.end() || k == first_a.end()) return false;  // a route not between two ranks
+    const std::span<const LinkId> mine = topo.route(from, to);
+    const std::span<const LinkId> theirs = topo.route(ranks[i->second], ranks[k->second]);
+    if (mine.size() != theirs.size()) return false;
+    for (size_t p = 0; p < mine.size(); ++p) {
+      const Link& u = topo.link(mine[p]);
+      const Link& v = topo.link(theirs[p]);
+      if (u.kind != v.kind || u.bandwidth != v.bandwidth || u.latency != v.latency ||
+          u.store_and_forward != v.store_and_forward)
+        return false;
+      if (!map(mine[p], theirs[p])) return false;
+    }
+  }
+  links.clear();
+  for (const auto& phase : x.choice.plan.phases)
+    for (const auto& flow : phase.flows)
+      for (LinkId l : flow.links) {
+        if (phi[l.index()] == kNoLink) return false;
+        links.push_back(LinkId(phi[l.index()]));
+      }
+  return true;
 }
 
 const std::string& CollectiveRunner::algorithm(PreparedCall call) const {

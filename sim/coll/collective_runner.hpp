@@ -6,6 +6,7 @@
 #include <memory>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ class CollectiveRunner {
   // without looking the call up again and, where on_done fits std::function's inline buffer, without
   // allocating. The runner and its FlowNetwork must outlive the collectives they run.
   PreparedCall prepare(const CollectiveCall& call);
+  // Whether prepare() may give a new call as an earlier call of the same op, size, bytes and requests
+  // renamed, where renamed_links() proves it is (default on; off: every call chosen and lowered anew,
+  // the reference tests/coll/test_renamed_calls.cpp compares with).
+  void reuse_renamings(bool on);
   void start(PreparedCall call, std::function<void()> on_done);
   // Whether two prepared calls run the same way up to a renaming of links: same software latency,
   // phases, reduction times, and flow by flow the same wire bytes, latency and number of links, each
@@ -68,6 +73,19 @@ class CollectiveRunner {
   // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
   [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
                                 const std::function<bool(LinkId, LinkId)>& pair) const;
+  // The route of a send/recv from `src` to `dst` with `a`'s bytes and requests, when preparing that
+  // call provably gives `a` with its one flow's links renamed, position by position, onto that route:
+  // then same_shape(a, prepare(that call), pair) is pair() over the two routes position by position,
+  // and the call need not be prepared (DP folding checks tens of thousands of replicas' send/recvs).
+  // Empty when `a` is not a send/recv of two distinct GPUs, or the proof's conditions fail: see
+  // renamed_send_recv_route() in collective_runner.cpp for them and why they suffice.
+  [[nodiscard]] std::optional<std::span<const LinkId>> renamed_send_recv_route(PreparedCall a, GpuId src,
+                                                                               GpuId dst) const;
+  // The same for a collective of `a` (op, bytes, root, requests) over `ranks` instead of a's ranks:
+  // when preparing that call provably gives `a` with its links renamed by one one-to-one map φ, writes
+  // into `links` φ of a's flows' links, phase by phase and flow by flow, in the order same_shape()
+  // pairs them, and says true. See renamed_links() in collective_runner.cpp for the conditions.
+  bool renamed_links(PreparedCall a, std::span<const GpuId> ranks, std::vector<LinkId>& links);
   // A proven lower bound on the call's duration with any other traffic on the network (plansim run
   // --bound): the software latency, then per phase the largest of its reduction time, each flow's
   // latency + wire bytes at the rate its most constraining link gives it alone (a max-min rate never

@@ -21,14 +21,23 @@ size_t FlowPlan::num_flows() const {
   return k;
 }
 
+namespace {
+thread_local RouteReads* route_reads = nullptr;
+}  // namespace
+
+RouteReads::RouteReads() : outer_(route_reads) { route_reads = this; }
+RouteReads::~RouteReads() { route_reads = outer_; }
+
 void append_route(const Topology& topo, GpuId a, GpuId b, std::vector<LinkId>& out) {
   if (a == b) return;
+  if (route_reads != nullptr) route_reads->pairs.emplace_back(a, b);
   auto r = topo.route(a, b);
   out.insert(out.end(), r.begin(), r.end());
 }
 
 Time route_latency(const Topology& topo, GpuId a, GpuId b) {
   if (a == b) return Time::zero();
+  if (route_reads != nullptr) route_reads->pairs.emplace_back(a, b);
   Time t = Time::zero();
   for (LinkId l : topo.route(a, b)) t += topo.link(l).latency;
   return t;

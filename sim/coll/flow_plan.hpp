@@ -5,6 +5,7 @@
 // a step-synchronous algorithm (halving-doubling) gives one phase per step with a flow per pair.
 // Local reductions read two inputs and write one output in HBM: reduce_bytes_per_gpu is the largest
 // per-GPU amount reduced in the phase; it runs alongside the phase's flows (the phase ends when both end).
+#include <utility>
 #include <vector>
 
 #include "sim/coll/chunk_schedule.hpp"
@@ -50,6 +51,21 @@ struct FlowPlan {
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;
   [[nodiscard]] size_t num_flows() const;
+};
+
+// While a RouteReads lives (on this thread), every route append_route() and route_latency() read is
+// listed in it as (from, to): CollectiveRunner records which routes between a call's ranks preparing
+// it read (renamed_links() in collective_runner.cpp).
+class RouteReads {
+ public:
+  RouteReads();
+  ~RouteReads();
+  RouteReads(const RouteReads&) = delete;
+  RouteReads& operator=(const RouteReads&) = delete;
+  std::vector<std::pair<GpuId, GpuId>> pairs;
+
+ private:
+  RouteReads* outer_;
 };
 
 // Appends the links of the route a->b to `out` (nothing when a == b).

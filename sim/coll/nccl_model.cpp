@@ -131,34 +131,59 @@ Time reduction_time(const Topology& topo, Bytes reduced) {
   return transfer_time(reduced * 3.0, hbm);
 }
 
+namespace {
+// predict_time()'s per-link bytes of a phase: summed per link in the order they are added.
+struct PhaseLoad {
+  std::vector<double> bytes;     // by LinkId
+  std::vector<uint8_t> seen;     // by LinkId
+  std::vector<uint32_t> touched;  // links added to, in first-touch order
+  void fit(size_t links) {
+    if (bytes.size() < links) {
+      bytes.resize(links, 0.0);
+      seen.resize(links, 0);
+    }
+  }
+  void add(uint32_t l, double b) {
+    if (!seen[l]) {
+      seen[l] = 1;
+      touched.push_back(l);
+    }
+    bytes[l] += b;
+  }
+  void clear() {
+    for (const uint32_t l : touched) {
+      bytes[l] = 0.0;
+      seen[l] = 0;
+    }
+    touched.clear();
+  }
+};
+}  // namespace
+
 Time predict_time(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, const Topology& topo,
                   HwKind intra) {
   Time total = software_latency(m, c, p, plan, intra);
-  // Bytes per link of each phase: (link, bytes) pairs stably sorted by link, so that each link's
-  // bytes are summed in flow order (no hash-map node per link).
-  std::vector<std::pair<uint32_t, double>> load;
+  // Bytes per link of each phase, each link's summed in flow order, in a per-link scratch array (a
+  // sort of (link, bytes) pairs cost a fifth of preparing a large plan's calls); the maximum over
+  // links does not depend on the order they are visited in.
+  thread_local PhaseLoad load;
+  load.fit(topo.links().size());
+  load.clear();  // in case a previous call threw half way
   std::vector<double> wires;
   for (const auto& ph : plan.phases) {
-    load.clear();
     wires.clear();
     Time lat = Time::zero();
     for (const auto& f : ph.flows) {
       const double wire = wire_bytes(m, p, topo, f).value();
       wires.push_back(wire);
-      for (LinkId l : f.links) load.emplace_back(l.value, wire);
+      for (LinkId l : f.links) load.add(l.value, wire);
       lat = std::max(lat, f.latency);
     }
     double worst = 0.0;  // seconds
     const std::vector<double> caps = flow_caps(m, p, plan, ph, wires, topo, intra);
     for (size_t i = 0; i < caps.size(); ++i) worst = std::max(worst, wires[i] / caps[i]);
-    std::stable_sort(load.begin(), load.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < load.size();) {
-      double bytes = 0;
-      size_t j = i;
-      for (; j < load.size() && load[j].first == load[i].first; ++j) bytes += load[j].second;
-      worst = std::max(worst, bytes / topo.link(LinkId(load[i].first)).bandwidth.value());
-      i = j;
-    }
+    for (const uint32_t l : load.touched) worst = std::max(worst, load.bytes[l] / topo.link(LinkId(l)).bandwidth.value());
+    load.clear();
     total += std::max(lat + Time::from_seconds(worst), reduction_time(topo, ph.reduce_bytes_per_gpu));
   }
   return total;

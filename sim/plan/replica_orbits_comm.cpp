@@ -19,6 +19,17 @@ void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
     ++projected_;
   } else {
     PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
+    if (renamed_copies(r, k)) {  // what same_shape() would pair, without preparing the copies
+      for (uint32_t j = 0; j < r.copies; ++j) {
+        const std::vector<LinkId>& from = copy_links_[j];
+        const std::vector<LinkId>& to = copy_links_[(j + 1) % r.copies];
+        for (size_t i = 0; i < from.size(); ++i)
+          if (!orbits_->pair(static_cast<int>(j), from[i], to[i])) throw PlaneMismatch(orbits_->why());
+      }
+      ++checked_;
+      k.planned = true;
+      return;
+    }
     copies_.assign(1, k.call);
     for (uint32_t j = 1; j < r.copies; ++j) {
       shifted_.clear();

@@ -74,7 +74,13 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
     ++projected_;
   } else {
     PLANSIM_ASSERT(static_cast<int>(r.copies) == planes_->replicas(), "replica planes: copies differ from the planes");
-    for (uint32_t j = 1; j < r.copies; ++j) {
+    const bool renamed = renamed_copies(r, k);
+    if (renamed) {  // what same_shape() would pair, without preparing the copies
+      for (uint32_t j = 1; j < r.copies; ++j)
+        for (size_t i = 0; i < copy_links_[0].size(); ++i)
+          if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i])) throw PlaneMismatch(planes_->why());
+    }
+    for (uint32_t j = 1; j < r.copies && !renamed; ++j) {
       shifted_.clear();
       for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
       CommRequest copy = r;
@@ -88,6 +94,23 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
     ++checked_;
   }
   k.planned = true;
+}
+
+bool RunnerComm::renamed_copies(const CommRequest& r, const Known& k) {
+  copy_links_.resize(r.copies);
+  const bool send_recv = r.op == CommOp::send_recv && r.ranks.size() == 2;
+  for (uint32_t j = 0; j < r.copies; ++j) {
+    shifted_.clear();
+    for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
+    if (send_recv) {
+      const auto route = runner_.renamed_send_recv_route(k.call, shifted_[0], shifted_[1]);
+      if (!route) return false;
+      copy_links_[j].assign(route->begin(), route->end());
+    } else if (!runner_.renamed_links(k.call, shifted_, copy_links_[j])) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace plansim

@@ -57,6 +57,10 @@ class RunnerComm final : public CommService {
   void plan_planes(const CommRequest& r, Known& k);
   void plan_orbits(const CommRequest& r, Known& k);  // replica_orbits_comm.cpp
   void take_quotient(Known& k);
+  // A replicated call whose every copy is provably `k`'s call on renamed links
+  // (CollectiveRunner::renamed_send_recv_route, renamed_links): fills copy_links_ (replica j's flows'
+  // links at j, in same_shape()'s order) and says true; the copies need not be prepared then.
+  bool renamed_copies(const CommRequest& r, const Known& k);
 
   CollectiveRunner& runner_;
   ReplicaPlanes* planes_ = nullptr;
@@ -65,6 +69,7 @@ class RunnerComm final : public CommService {
   std::vector<std::vector<Known>> by_group_;   // by CommRequest::group
   std::vector<std::vector<Known>> by_sender_;  // send/recv, by the sender's GpuId
   std::vector<GpuId> shifted_;                 // plan_planes(): a copy's ranks
+  std::vector<std::vector<LinkId>> copy_links_;  // renamed_copies(): by replica
   size_t prepared_ = 0, projected_ = 0, checked_ = 0;
 };
 

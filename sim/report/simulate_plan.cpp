@@ -74,10 +74,16 @@ void check_planes_ahead(const CompiledPlan& plan, RunnerComm& comm, bool memo) {
     }
   };
   // Orbits: the first program's spanning transfers checked against what its replicated ones paired,
-  // so that a symmetry that cannot hold is given up before every replica of every call is prepared.
+  // so that a symmetry that cannot hold is given up before every replica of every call is prepared:
+  // first against its send/recvs' pairs (their copies are cheap, RunnerComm::renamed_copies), then
+  // against all of them. π only grows, so a spanning transfer refused early is refused at the end too.
   if (!plan.programs.empty()) {
-    visit(plan.programs.front(), false, [&](const CommRequest& r) { comm.check_ahead(r); });
-    visit(plan.programs.front(), true, [&](const CommRequest& r) { comm.precheck_spanning(r); });
+    for (const bool sends_only : {true, false}) {
+      visit(plan.programs.front(), false, [&](const CommRequest& r) {
+        if (!sends_only || r.op == CommOp::send_recv) comm.check_ahead(r);
+      });
+      visit(plan.programs.front(), true, [&](const CommRequest& r) { comm.precheck_spanning(r); });
+    }
   }
   for (const bool spanning : {false, true})
     for (const Program& p : plan.programs) visit(p, spanning, [&](const CommRequest& r) { comm.check_ahead(r); });
