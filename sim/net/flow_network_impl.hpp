@@ -190,7 +190,13 @@ struct FlowNetwork::Impl {
   std::vector<double> entry_mult, flow_cap, link_cap, rates;
   std::vector<uint32_t> group_bottleneck;
   std::vector<double> outside_load, sub_load, sub_max, sub_bound_min;  // subproblem check, per comp link
+  std::vector<uint32_t> sub_refs;  // subproblem: per comp link, the subproblem's flows on it
   std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
+  std::vector<uint32_t> group_first;  // group_flows(): the index in comp_flows of each group's first flow
+  // comp_flows[i]'s links as (local index in comp_links, multiplicity), for i in order:
+  // comp_entry[comp_entry_begin[i], comp_entry_begin[i + 1]).
+  std::vector<uint32_t> comp_entry_begin;
+  std::vector<Entry> comp_entry;
   std::vector<double> group_weight;
   MaxMinSolver solver;
   MaxMinMemo memo;  // repeated re-solves answered from memory (net/max_min_memo.hpp)
