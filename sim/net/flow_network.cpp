@@ -132,8 +132,15 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   ensure_resolve();
 }
 
+// A link already on `dirty` is not listed again: the re-solve visits each dirty link once, at its
+// first listing, so the later ones only cost it a lookup (an all-to-all's flows share their links).
 void FlowNetwork::Impl::mark_dirty(const Flow& f) {
-  for (const Entry& en : f.entries) dirty.push_back(en.link);
+  for (const Entry& en : f.entries) {
+    LinkState& ls = link_state[en.link];
+    if (ls.queued == dirty_round) continue;
+    ls.queued = dirty_round;
+    dirty.push_back(en.link);
+  }
 }
 
 // One resolve event per simulated instant: it runs after the events already queued for now.

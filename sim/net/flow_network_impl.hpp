@@ -69,6 +69,7 @@ struct FlowNetwork::Impl {
     uint32_t stamp = 0;          // epoch of the last re-solve that included it
     uint32_t local = 0;          // its index in that re-solve's links
     uint32_t compacted = 0;      // epoch of its last compaction (and of its flows' examination as seeds)
+    uint32_t queued = 0;         // dirty_round when it was last put on `dirty`
   };
   static_assert(sizeof(LinkState) == 64);
   // Loops over links or flows start fetching the record kAhead iterations ahead.
@@ -173,7 +174,8 @@ struct FlowNetwork::Impl {
   std::vector<Batch> batches;                     // start_batch(), reused through free_batches
   std::vector<uint32_t> free_batches;
   CompletionHeap heap;
-  std::vector<uint32_t> dirty;
+  std::vector<uint32_t> dirty;  // links changed since the last re-solve, each once, in order of first change
+  uint32_t dirty_round = 1;     // advanced when a re-solve takes `dirty`
   EventId resolve_event;
   EventId completion_event;
   Time completion_time = Time::infinite();

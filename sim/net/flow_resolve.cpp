@@ -58,6 +58,7 @@ void FlowNetwork::Impl::resolve() {
     }
   }
   dirty.clear();
+  ++dirty_round;
   if (!comp_flows.empty() && !solve_subproblem()) {
     ++fallbacks;
     solve_components();
@@ -99,9 +100,13 @@ bool FlowNetwork::Impl::solve_subproblem() {
     for (size_t i = 0; i < nl; ++i) {
       const LinkState& ls = link_state[comp_links[i]];
       double load = 0;
-      if (sub_refs[i] != ls.flows.size())
+      if (sub_refs[i] != ls.flows.size()) {
         for (const LinkRef& r : ls.flows)
           if (hot[r.slot].stamp != epoch) load += hot[r.slot].rate * r.mult;
+      } else if (check) {
+        for (const LinkRef& r : ls.flows)
+          PLANSIM_ASSERT(is_live(r) && hot[r.slot].stamp == epoch, "a re-solve skipped a link that an outside flow uses");
+      }
       outside_load[i] = load;
       link_cap[i] = std::max(0.0, ls.capacity - load);
     }
