@@ -86,7 +86,8 @@ uint32_t FlowNetwork::Impl::new_flow(double bytes, Time latency, std::function<v
   f.bytes = f.remaining = bytes;
   hot[slot].rate = 0;
   f.cap = cap;
-  cold[slot].on_done = std::move(on_done);
+  f.callback = static_cast<bool>(on_done);
+  if (f.callback) cold[slot].on_done = std::move(on_done);
   return slot;
 }
 
@@ -94,17 +95,17 @@ FlowId FlowNetwork::Impl::launch(uint32_t slot, Time latency) {
   ++started;
   ++live;
   if (latency == Time::zero()) {
-    cold[slot].activation = {};
+    flows[slot].activation = {};
     activate(slot);
   } else {
-    cold[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
+    flows[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
   }
   return flows[slot].id;
 }
 
 void FlowNetwork::Impl::activate(uint32_t slot) {
   Flow& f = flows[slot];
-  cold[slot].activation = {};
+  f.activation = {};
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
@@ -198,8 +199,8 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
     if (--link_state[en.link].live == 0) link_cold[en.link].busy += now - link_cold[en.link].busy_since;
   }
   joined_id[slot] = CompletionHeap::kNone;
-  if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
-  else if (cold[slot].batch != kNoBatch) member_done(slot);
+  if (f.callback) sim.at(now, std::move(cold[slot].on_done));
+  else if (f.batch != kNoBatch) member_done(slot);
   if (f.joined) mark_dirty(f);
   release(slot);
 }
@@ -209,8 +210,9 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   id_to_slot[f.id.index()] = CompletionHeap::kNone;
   f.state = State::free;
   f.joined = false;
-  cold[slot].on_done = nullptr;
-  cold[slot].batch = kNoBatch;
+  if (f.callback) cold[slot].on_done = nullptr;
+  f.callback = false;
+  f.batch = kNoBatch;
   --live;
   free_slots.push_back(slot);
 }
@@ -225,8 +227,8 @@ FlowNetwork::~FlowNetwork() {
   if (impl_->resolve_event.valid()) sim_->cancel(impl_->resolve_event);
   if (impl_->completion_event.valid()) sim_->cancel(impl_->completion_event);
   for (size_t i = 0; i < impl_->flows.size(); ++i)
-    if (impl_->flows[i].state == Impl::State::waiting && impl_->cold[i].activation.valid())
-      sim_->cancel(impl_->cold[i].activation);
+    if (impl_->flows[i].state == Impl::State::waiting && impl_->flows[i].activation.valid())
+      sim_->cancel(impl_->flows[i].activation);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
@@ -250,7 +252,7 @@ FlowId FlowNetwork::start_prepared(FlowRouteId route, Bytes bytes, Time latency,
   const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
   Impl::Flow& f = impl_->flows[slot];
   const Impl::Route& r = impl_->routes[route.index()];
-  f.entries = r.entries;
+  f.entries.assign(r.entries);
   f.key = r.key;
   return impl_->launch(slot, latency);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // FlowNetwork's internal state, shared by flow_network.cpp (flow lifecycle: start, activation,
 // completion) and flow_resolve.cpp (component search and max-min re-solve). Not a public header.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -26,6 +27,15 @@ struct FlowNetwork::Impl {
     void clear() {
       size_ = 0;
       spill_.clear();
+    }
+    // Copies `o` (what `*this = o` does, without copying unused inline entries or an empty spill).
+    void assign(const EntryList& o) {
+      size_ = o.size_;
+      if (size_ <= kInline) {
+        std::copy(o.inline_, o.inline_ + size_, inline_);
+      } else {
+        spill_ = o.spill_;
+      }
     }
     void push_back(const Entry& e) {
       if (size_ < kInline) {
@@ -81,12 +91,16 @@ struct FlowNetwork::Impl {
     Time busy_since;             // when live last became nonzero
     Time busy;                   // LinkStats::busy, up to busy_since
   };
+  static constexpr uint32_t kNoBatch = 0xffffffffu;
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
   struct Flow {
     FlowId id;
     State state = State::free;
-    bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
+    bool joined = false;    // in its links' flow lists (moving bytes at a solved rate)
+    bool callback = false;  // its own on_done (in Cold), which the flow runs when it lands
+    uint32_t batch = kNoBatch;  // the batch it belongs to (its on_done is the batch's), or kNoBatch
+    EventId activation;     // while waiting out its latency (a batch member's is its group's)
     double bytes = 0;
     double remaining = 0;
     double cap = kNoCap;
@@ -105,11 +119,10 @@ struct FlowNetwork::Impl {
   };
   static constexpr uint32_t kUnsolved = 0xffffffffu;
   static constexpr uint32_t kCapped = 0xfffffffeu;
-  static constexpr uint32_t kNoBatch = 0xffffffffu;
+  // Only flows started with their own callback touch it (batch members do not: one cache miss less
+  // at start and at landing for each of them).
   struct Cold {
     std::function<void()> on_done;
-    EventId activation;
-    uint32_t batch = kNoBatch;  // the batch it belongs to (its on_done is the batch's), or kNoBatch
   };
   // FlowNetwork::start_batch: flows counted down to one callback; the members waiting out one
   // latency activate in one event (groups[g] for g < used_groups; inner vectors keep their capacity).

@@ -50,12 +50,17 @@ void FlowNetwork::Impl::resolve() {
     const uint32_t l = dirty[k];
     if (link_state[l].compacted == epoch) continue;
     link_state[l].compacted = epoch;
+    // One pass: live refs are kept in order, and examined as seeds in that order.
     auto& lf = link_state[l].flows;
-    lf.erase(std::remove_if(lf.begin(), lf.end(), [this](const LinkRef& r) { return !is_live(r); }), lf.end());
-    for (const LinkRef& r : lf) {
+    size_t kept = 0;
+    for (size_t i = 0; i < lf.size(); ++i) {
+      const LinkRef r = lf[i];
+      if (!is_live(r)) continue;
+      lf[kept++] = r;
       const uint32_t b = hot[r.slot].bottleneck;
       if (b == kUnsolved || b == l) add_to_subproblem(r.slot);
     }
+    lf.resize(kept);
   }
   dirty.clear();
   ++dirty_round;
