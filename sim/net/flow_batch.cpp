@@ -40,7 +40,7 @@ FlowId FlowNetwork::start_batch(std::span<const BatchFlow> flows, std::function<
     const uint32_t slot = m.new_flow(bf.bytes.value(), bf.latency, nullptr, bf.cap.value());
     Impl::Flow& f = m.flows[slot];
     const Impl::Route& r = m.routes[bf.route.index()];
-    f.entries.assign(r.entries);
+    f.entries.assign(m.route_entries.data() + r.first, r.size);
     f.key = r.key;
     f.batch = b;
     if (k == 0) first = f.id;

@@ -243,7 +243,11 @@ FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time laten
 FlowRouteId FlowNetwork::prepare_route(std::span<const LinkId> links) {
   impl_->check_route(links);
   Impl::Route& r = impl_->routes.emplace_back();
-  impl_->collapse(links, r.entries, r.key);
+  impl_->collapse(links, impl_->route_scratch, r.key);
+  PLANSIM_ASSERT(impl_->route_entries.size() + links.size() < UINT32_MAX, "more prepared route entries than 32 bits count");
+  r.first = static_cast<uint32_t>(impl_->route_entries.size());
+  r.size = impl_->route_scratch.size();
+  impl_->route_entries.insert(impl_->route_entries.end(), impl_->route_scratch.begin(), impl_->route_scratch.end());
   return FlowRouteId::from(impl_->routes.size() - 1);
 }
 
@@ -252,7 +256,7 @@ FlowId FlowNetwork::start_prepared(FlowRouteId route, Bytes bytes, Time latency,
   const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
   Impl::Flow& f = impl_->flows[slot];
   const Impl::Route& r = impl_->routes[route.index()];
-  f.entries.assign(r.entries);
+  f.entries.assign(impl_->route_entries.data() + r.first, r.size);
   f.key = r.key;
   return impl_->launch(slot, latency);
 }

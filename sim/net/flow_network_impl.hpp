@@ -28,13 +28,13 @@ struct FlowNetwork::Impl {
       size_ = 0;
       spill_.clear();
     }
-    // Copies `o` (what `*this = o` does, without copying unused inline entries or an empty spill).
-    void assign(const EntryList& o) {
-      size_ = o.size_;
-      if (size_ <= kInline) {
-        std::copy(o.inline_, o.inline_ + size_, inline_);
+    // Holds the n entries at `e` (a prepared route's, from the route pool).
+    void assign(const Entry* e, uint32_t n) {
+      size_ = n;
+      if (n <= kInline) {
+        std::copy(e, e + n, inline_);
       } else {
-        spill_ = o.spill_;
+        spill_.assign(e, e + n);
       }
     }
     void push_back(const Entry& e) {
@@ -138,9 +138,13 @@ struct FlowNetwork::Impl {
     uint32_t used_groups = 0;
   };
 
-  struct Route {  // a prepared link multiset (FlowNetwork::prepare_route)
-    EntryList entries;
+  // A prepared link multiset (FlowNetwork::prepare_route), collapsed: its entries are
+  // route_entries[first, first + size). Routes prepared together (a collective's) lie together,
+  // 16 bytes each plus their entries, so that a batch reads them as one stream.
+  struct Route {
     uint64_t key = 0;
+    uint32_t first = 0;
+    uint32_t size = 0;
   };
 
   Impl(Simulation& s, const Topology& t);
@@ -184,6 +188,8 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   std::vector<Route> routes;                      // by FlowRouteId
+  std::vector<Entry> route_entries;               // the routes' entries
+  EntryList route_scratch;                        // prepare_route: the collapsed multiset
   std::vector<Batch> batches;                     // start_batch(), reused through free_batches
   std::vector<uint32_t> free_batches;
   CompletionHeap heap;
