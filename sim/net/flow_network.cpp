@@ -245,9 +245,12 @@ FlowRouteId FlowNetwork::prepare_route(std::span<const LinkId> links) {
   Impl::Route& r = impl_->routes.emplace_back();
   impl_->collapse(links, impl_->route_scratch, r.key);
   PLANSIM_ASSERT(impl_->route_entries.size() + links.size() < UINT32_MAX, "more prepared route entries than 32 bits count");
-  r.first = static_cast<uint32_t>(impl_->route_entries.size());
+  auto& pool = impl_->route_entries;
+  pool.resize(pool.size() - std::min<size_t>(pool.size(), Impl::EntryList::kInline));  // drop the padding
+  r.first = static_cast<uint32_t>(pool.size());
   r.size = impl_->route_scratch.size();
-  impl_->route_entries.insert(impl_->route_entries.end(), impl_->route_scratch.begin(), impl_->route_scratch.end());
+  pool.insert(pool.end(), impl_->route_scratch.begin(), impl_->route_scratch.end());
+  pool.resize(pool.size() + Impl::EntryList::kInline);  // see EntryList::assign
   return FlowRouteId::from(impl_->routes.size() - 1);
 }
 

@@ -3,6 +3,7 @@
 // completion) and flow_resolve.cpp (component search and max-min re-solve). Not a public header.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -28,11 +29,12 @@ struct FlowNetwork::Impl {
       size_ = 0;
       spill_.clear();
     }
-    // Holds the n entries at `e` (a prepared route's, from the route pool).
+    // Holds the n entries at `e` (a prepared route's, from the route pool, which keeps kInline
+    // readable entries after every route's start: a fixed-size copy is a few moves, not a call).
     void assign(const Entry* e, uint32_t n) {
       size_ = n;
       if (n <= kInline) {
-        std::copy(e, e + n, inline_);
+        std::memcpy(inline_, e, sizeof inline_);  // a constant-size copy: inlined moves
       } else {
         spill_.assign(e, e + n);
       }
@@ -188,7 +190,7 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   std::vector<Route> routes;                      // by FlowRouteId
-  std::vector<Entry> route_entries;               // the routes' entries
+  std::vector<Entry> route_entries;               // the routes' entries, then kInline of padding
   EntryList route_scratch;                        // prepare_route: the collapsed multiset
   std::vector<Batch> batches;                     // start_batch(), reused through free_batches
   std::vector<uint32_t> free_batches;
