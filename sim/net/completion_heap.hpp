@@ -1,8 +1,12 @@
 #pragma once
-// An indexed binary min-heap of flow slots keyed by (predicted finish time, flow id): the flow
+// An indexed 4-ary min-heap of flow slots keyed by (predicted finish time, flow id): the flow
 // network's "which flow lands next". Supports update and removal by slot in O(log n), so a re-solve
 // that changes a component's rates moves only those flows, and the heap never holds stale entries.
-// Ties are broken by flow id (creation order), never by slot or address.
+// Ties are broken by flow id (creation order), never by slot or address: keys are unique, so the
+// order in which flows come out is that of their keys, whatever the heap's shape. Four children per
+// node instead of two halve the levels a removal sifts through (the MoE benchmark pops 5 M flows),
+// and a node's children share one or two cache lines.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +57,7 @@ class CompletionHeap {
   }
 
  private:
+  static constexpr uint32_t kArity = 4;
   struct Item {
     int64_t time;
     uint32_t id;
@@ -66,7 +71,7 @@ class CompletionHeap {
   void up(uint32_t i) {
     const Item it = heap_[i];
     while (i > 0) {
-      const uint32_t p = (i - 1) / 2;
+      const uint32_t p = (i - 1) / kArity;
       if (!less(it, heap_[p])) break;
       place(i, heap_[p]);
       i = p;
@@ -77,9 +82,12 @@ class CompletionHeap {
     const Item it = heap_[i];
     const auto n = static_cast<uint32_t>(heap_.size());
     for (;;) {
-      uint32_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
+      const uint32_t first = kArity * i + 1;
+      if (first >= n) break;
+      uint32_t c = first;
+      const uint32_t end = std::min(first + kArity, n);
+      for (uint32_t k = first + 1; k < end; ++k)
+        if (less(heap_[k], heap_[c])) c = k;
       if (!less(heap_[c], it)) break;
       place(i, heap_[c]);
       i = c;

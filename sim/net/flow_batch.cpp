@@ -40,14 +40,14 @@ FlowId FlowNetwork::start_batch(std::span<const BatchFlow> flows, std::function<
     const uint32_t slot = m.new_flow(bf.bytes.value(), bf.latency, nullptr, bf.cap.value());
     Impl::Flow& f = m.flows[slot];
     const Impl::Route& r = m.routes[bf.route.index()];
-    f.entries = r.entries;
+    f.entries.assign(m.route_entries.data() + r.first, r.size);
     f.key = r.key;
-    m.cold[slot].batch = b;
+    f.batch = b;
     if (k == 0) first = f.id;
     ++m.started;
     ++m.live;
     if (bf.latency == Time::zero()) {  // what launch() does: activates now, within the start
-      m.cold[slot].activation = {};
+      f.activation = {};
       m.activate(slot);
       continue;
     }
@@ -64,7 +64,7 @@ FlowId FlowNetwork::start_batch(std::span<const BatchFlow> flows, std::function<
       group.event = m.sim.after(bf.latency, [&m, b, g] { m.activate_group(b, g); });
     }
     batch.groups[g].slots.push_back(slot);
-    m.cold[slot].activation = batch.groups[g].event;
+    m.flows[slot].activation = batch.groups[g].event;
   }
   return first;
 }
@@ -75,7 +75,7 @@ void FlowNetwork::Impl::activate_group(uint32_t b, uint32_t g) {
 }
 
 void FlowNetwork::Impl::member_done(uint32_t slot) {
-  const uint32_t b = cold[slot].batch;
+  const uint32_t b = flows[slot].batch;
   if (--batches[b].pending > 0) return;
   sim.at(sim.now(), std::move(batches[b].on_done));
   batches[b].on_done = nullptr;

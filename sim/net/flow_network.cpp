@@ -86,7 +86,8 @@ uint32_t FlowNetwork::Impl::new_flow(double bytes, Time latency, std::function<v
   f.bytes = f.remaining = bytes;
   hot[slot].rate = 0;
   f.cap = cap;
-  cold[slot].on_done = std::move(on_done);
+  f.callback = static_cast<bool>(on_done);
+  if (f.callback) cold[slot].on_done = std::move(on_done);
   return slot;
 }
 
@@ -94,17 +95,17 @@ FlowId FlowNetwork::Impl::launch(uint32_t slot, Time latency) {
   ++started;
   ++live;
   if (latency == Time::zero()) {
-    cold[slot].activation = {};
+    flows[slot].activation = {};
     activate(slot);
   } else {
-    cold[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
+    flows[slot].activation = sim.after(latency, [this, slot] { activate(slot); });
   }
   return flows[slot].id;
 }
 
 void FlowNetwork::Impl::activate(uint32_t slot) {
   Flow& f = flows[slot];
-  cold[slot].activation = {};
+  f.activation = {};
   f.state = State::active;
   f.last = sim.now();
   f.joined = false;
@@ -132,8 +133,15 @@ void FlowNetwork::Impl::activate(uint32_t slot) {
   ensure_resolve();
 }
 
+// A link already on `dirty` is not listed again: the re-solve visits each dirty link once, at its
+// first listing, so the later ones only cost it a lookup (an all-to-all's flows share their links).
 void FlowNetwork::Impl::mark_dirty(const Flow& f) {
-  for (const Entry& en : f.entries) dirty.push_back(en.link);
+  for (const Entry& en : f.entries) {
+    LinkState& ls = link_state[en.link];
+    if (ls.queued == dirty_round) continue;
+    ls.queued = dirty_round;
+    dirty.push_back(en.link);
+  }
 }
 
 // One resolve event per simulated instant: it runs after the events already queued for now.
@@ -191,8 +199,8 @@ void FlowNetwork::Impl::finish(uint32_t slot) {
     if (--link_state[en.link].live == 0) link_cold[en.link].busy += now - link_cold[en.link].busy_since;
   }
   joined_id[slot] = CompletionHeap::kNone;
-  if (cold[slot].on_done) sim.at(now, std::move(cold[slot].on_done));
-  else if (cold[slot].batch != kNoBatch) member_done(slot);
+  if (f.callback) sim.at(now, std::move(cold[slot].on_done));
+  else if (f.batch != kNoBatch) member_done(slot);
   if (f.joined) mark_dirty(f);
   release(slot);
 }
@@ -202,8 +210,9 @@ void FlowNetwork::Impl::release(uint32_t slot) {
   id_to_slot[f.id.index()] = CompletionHeap::kNone;
   f.state = State::free;
   f.joined = false;
-  cold[slot].on_done = nullptr;
-  cold[slot].batch = kNoBatch;
+  if (f.callback) cold[slot].on_done = nullptr;
+  f.callback = false;
+  f.batch = kNoBatch;
   --live;
   free_slots.push_back(slot);
 }
@@ -218,8 +227,8 @@ FlowNetwork::~FlowNetwork() {
   if (impl_->resolve_event.valid()) sim_->cancel(impl_->resolve_event);
   if (impl_->completion_event.valid()) sim_->cancel(impl_->completion_event);
   for (size_t i = 0; i < impl_->flows.size(); ++i)
-    if (impl_->flows[i].state == Impl::State::waiting && impl_->cold[i].activation.valid())
-      sim_->cancel(impl_->cold[i].activation);
+    if (impl_->flows[i].state == Impl::State::waiting && impl_->flows[i].activation.valid())
+      sim_->cancel(impl_->flows[i].activation);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time latency, std::function<void()> on_done,
@@ -234,7 +243,14 @@ FlowId FlowNetwork::start(std::span<const LinkId> links, Bytes bytes, Time laten
 FlowRouteId FlowNetwork::prepare_route(std::span<const LinkId> links) {
   impl_->check_route(links);
   Impl::Route& r = impl_->routes.emplace_back();
-  impl_->collapse(links, r.entries, r.key);
+  impl_->collapse(links, impl_->route_scratch, r.key);
+  PLANSIM_ASSERT(impl_->route_entries.size() + links.size() < UINT32_MAX, "more prepared route entries than 32 bits count");
+  auto& pool = impl_->route_entries;
+  pool.resize(pool.size() - std::min<size_t>(pool.size(), Impl::EntryList::kInline));  // drop the padding
+  r.first = static_cast<uint32_t>(pool.size());
+  r.size = impl_->route_scratch.size();
+  pool.insert(pool.end(), impl_->route_scratch.begin(), impl_->route_scratch.end());
+  pool.resize(pool.size() + Impl::EntryList::kInline);  // see EntryList::assign
   return FlowRouteId::from(impl_->routes.size() - 1);
 }
 
@@ -243,7 +259,7 @@ FlowId FlowNetwork::start_prepared(FlowRouteId route, Bytes bytes, Time latency,
   const uint32_t slot = impl_->new_flow(bytes.value(), latency, std::move(on_done), cap.value());
   Impl::Flow& f = impl_->flows[slot];
   const Impl::Route& r = impl_->routes[route.index()];
-  f.entries = r.entries;
+  f.entries.assign(impl_->route_entries.data() + r.first, r.size);
   f.key = r.key;
   return impl_->launch(slot, latency);
 }

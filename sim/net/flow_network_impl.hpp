@@ -1,7 +1,9 @@
 #pragma once
 // FlowNetwork's internal state, shared by flow_network.cpp (flow lifecycle: start, activation,
 // completion) and flow_resolve.cpp (component search and max-min re-solve). Not a public header.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -26,6 +28,16 @@ struct FlowNetwork::Impl {
     void clear() {
       size_ = 0;
       spill_.clear();
+    }
+    // Holds the n entries at `e` (a prepared route's, from the route pool, which keeps kInline
+    // readable entries after every route's start: a fixed-size copy is a few moves, not a call).
+    void assign(const Entry* e, uint32_t n) {
+      size_ = n;
+      if (n <= kInline) {
+        std::memcpy(inline_, e, sizeof inline_);  // a constant-size copy: inlined moves
+      } else {
+        spill_.assign(e, e + n);
+      }
     }
     void push_back(const Entry& e) {
       if (size_ < kInline) {
@@ -69,6 +81,7 @@ struct FlowNetwork::Impl {
     uint32_t stamp = 0;          // epoch of the last re-solve that included it
     uint32_t local = 0;          // its index in that re-solve's links
     uint32_t compacted = 0;      // epoch of its last compaction (and of its flows' examination as seeds)
+    uint32_t queued = 0;         // dirty_round when it was last put on `dirty`
   };
   static_assert(sizeof(LinkState) == 64);
   // Loops over links or flows start fetching the record kAhead iterations ahead.
@@ -80,12 +93,16 @@ struct FlowNetwork::Impl {
     Time busy_since;             // when live last became nonzero
     Time busy;                   // LinkStats::busy, up to busy_since
   };
+  static constexpr uint32_t kNoBatch = 0xffffffffu;
   enum class State : uint8_t { free, waiting, active };
   // What re-solves touch; the callback and activation event live apart (Cold) to keep this small.
   struct Flow {
     FlowId id;
     State state = State::free;
-    bool joined = false;  // in its links' flow lists (moving bytes at a solved rate)
+    bool joined = false;    // in its links' flow lists (moving bytes at a solved rate)
+    bool callback = false;  // its own on_done (in Cold), which the flow runs when it lands
+    uint32_t batch = kNoBatch;  // the batch it belongs to (its on_done is the batch's), or kNoBatch
+    EventId activation;     // while waiting out its latency (a batch member's is its group's)
     double bytes = 0;
     double remaining = 0;
     double cap = kNoCap;
@@ -104,11 +121,10 @@ struct FlowNetwork::Impl {
   };
   static constexpr uint32_t kUnsolved = 0xffffffffu;
   static constexpr uint32_t kCapped = 0xfffffffeu;
-  static constexpr uint32_t kNoBatch = 0xffffffffu;
+  // Only flows started with their own callback touch it (batch members do not: one cache miss less
+  // at start and at landing for each of them).
   struct Cold {
     std::function<void()> on_done;
-    EventId activation;
-    uint32_t batch = kNoBatch;  // the batch it belongs to (its on_done is the batch's), or kNoBatch
   };
   // FlowNetwork::start_batch: flows counted down to one callback; the members waiting out one
   // latency activate in one event (groups[g] for g < used_groups; inner vectors keep their capacity).
@@ -124,9 +140,13 @@ struct FlowNetwork::Impl {
     uint32_t used_groups = 0;
   };
 
-  struct Route {  // a prepared link multiset (FlowNetwork::prepare_route)
-    EntryList entries;
+  // A prepared link multiset (FlowNetwork::prepare_route), collapsed: its entries are
+  // route_entries[first, first + size). Routes prepared together (a collective's) lie together,
+  // 16 bytes each plus their entries, so that a batch reads them as one stream.
+  struct Route {
     uint64_t key = 0;
+    uint32_t first = 0;
+    uint32_t size = 0;
   };
 
   Impl(Simulation& s, const Topology& t);
@@ -170,10 +190,13 @@ struct FlowNetwork::Impl {
   std::vector<uint32_t> free_slots;
   std::vector<uint32_t> id_to_slot;               // FlowId -> slot (kNone once completed)
   std::vector<Route> routes;                      // by FlowRouteId
+  std::vector<Entry> route_entries;               // the routes' entries, then kInline of padding
+  EntryList route_scratch;                        // prepare_route: the collapsed multiset
   std::vector<Batch> batches;                     // start_batch(), reused through free_batches
   std::vector<uint32_t> free_batches;
   CompletionHeap heap;
-  std::vector<uint32_t> dirty;
+  std::vector<uint32_t> dirty;  // links changed since the last re-solve, each once, in order of first change
+  uint32_t dirty_round = 1;     // advanced when a re-solve takes `dirty`
   EventId resolve_event;
   EventId completion_event;
   Time completion_time = Time::infinite();
@@ -190,7 +213,13 @@ struct FlowNetwork::Impl {
   std::vector<double> entry_mult, flow_cap, link_cap, rates;
   std::vector<uint32_t> group_bottleneck;
   std::vector<double> outside_load, sub_load, sub_max, sub_bound_min;  // subproblem check, per comp link
+  std::vector<uint32_t> sub_refs;  // subproblem: per comp link, the subproblem's flows on it
   std::vector<uint32_t> group_table, group_rep, flow_group;  // group_flows()
+  std::vector<uint32_t> group_first;  // group_flows(): the index in comp_flows of each group's first flow
+  // comp_flows[i]'s links as (local index in comp_links, multiplicity), for i in order:
+  // comp_entry[comp_entry_begin[i], comp_entry_begin[i + 1]).
+  std::vector<uint32_t> comp_entry_begin;
+  std::vector<Entry> comp_entry;
   std::vector<double> group_weight;
   MaxMinSolver solver;
   MaxMinMemo memo;  // repeated re-solves answered from memory (net/max_min_memo.hpp)

@@ -44,19 +44,26 @@ void FlowNetwork::Impl::resolve() {
   // each is a cache miss, and they are independent.
   comp_flows.clear();
   comp_links.clear();
+  sub_refs.clear();
   for (size_t k = 0; k < dirty.size(); ++k) {
     if (k + kAhead < dirty.size()) prefetch(&link_state[dirty[k + kAhead]]);
     const uint32_t l = dirty[k];
     if (link_state[l].compacted == epoch) continue;
     link_state[l].compacted = epoch;
+    // One pass: live refs are kept in order, and examined as seeds in that order.
     auto& lf = link_state[l].flows;
-    lf.erase(std::remove_if(lf.begin(), lf.end(), [this](const LinkRef& r) { return !is_live(r); }), lf.end());
-    for (const LinkRef& r : lf) {
+    size_t kept = 0;
+    for (size_t i = 0; i < lf.size(); ++i) {
+      const LinkRef r = lf[i];
+      if (!is_live(r)) continue;
+      lf[kept++] = r;
       const uint32_t b = hot[r.slot].bottleneck;
       if (b == kUnsolved || b == l) add_to_subproblem(r.slot);
     }
+    lf.resize(kept);
   }
   dirty.clear();
+  ++dirty_round;
   if (!comp_flows.empty() && !solve_subproblem()) {
     ++fallbacks;
     solve_components();
@@ -71,25 +78,40 @@ void FlowNetwork::Impl::add_to_subproblem(uint32_t slot) {
 }
 
 bool FlowNetwork::Impl::solve_subproblem() {
-  size_t linked = 0;  // comp_flows[0, linked) have their links in comp_links
+  size_t linked = 0;  // comp_flows[0, linked) have their links in comp_links (and comp_entry)
+  comp_entry_begin.assign(1, 0);
+  comp_entry.clear();
   for (int round = 0; round < max_rounds; ++round) {
-    for (; linked < comp_flows.size(); ++linked)
+    for (; linked < comp_flows.size(); ++linked) {
       for (const Entry& en : flows[comp_flows[linked]].entries) {
         LinkState& ls = link_state[en.link];
-        if (ls.stamp == epoch) continue;
-        ls.stamp = epoch;
-        ls.local = static_cast<uint32_t>(comp_links.size());
-        comp_links.push_back(en.link);
+        if (ls.stamp != epoch) {
+          ls.stamp = epoch;
+          ls.local = static_cast<uint32_t>(comp_links.size());
+          comp_links.push_back(en.link);
+          sub_refs.push_back(0);
+        }
+        ++sub_refs[ls.local];
+        comp_entry.push_back(Entry{ls.local, en.mult});
       }
-    // What the flows outside S use of each link; S gets the rest.
+      comp_entry_begin.push_back(static_cast<uint32_t>(comp_entry.size()));
+    }
+    // What the flows outside S use of each link; S gets the rest. A link whose every ref is an S
+    // flow's (all refs are live here, and a flow has one ref per distinct link) has none outside:
+    // its sum is the empty sum, 0, without visiting its refs (most links of a re-solve are such).
     const size_t nl = comp_links.size();
     outside_load.assign(nl, 0.0);
     link_cap.resize(nl);
     for (size_t i = 0; i < nl; ++i) {
       const LinkState& ls = link_state[comp_links[i]];
       double load = 0;
-      for (const LinkRef& r : ls.flows)
-        if (hot[r.slot].stamp != epoch) load += hot[r.slot].rate * r.mult;
+      if (sub_refs[i] != ls.flows.size()) {
+        for (const LinkRef& r : ls.flows)
+          if (hot[r.slot].stamp != epoch) load += hot[r.slot].rate * r.mult;
+      } else if (check) {
+        for (const LinkRef& r : ls.flows)
+          PLANSIM_ASSERT(is_live(r) && hot[r.slot].stamp == epoch, "a re-solve skipped a link that an outside flow uses");
+      }
       outside_load[i] = load;
       link_cap[i] = std::max(0.0, ls.capacity - load);
     }
@@ -100,9 +122,9 @@ bool FlowNetwork::Impl::solve_subproblem() {
     sub_bound_min.assign(nl, kInf);
     for (size_t g = 0; g < group_rep.size(); ++g) {
       const double rate = rates[g];
-      for (const Entry& en : flows[group_rep[g]].entries) {
-        const uint32_t i = link_state[en.link].local;
-        sub_load[i] += group_weight[g] * en.mult * rate;
+      for (uint32_t e = flow_begin[g]; e < flow_begin[g + 1]; ++e) {
+        const uint32_t i = entry_link[e];
+        sub_load[i] += group_weight[g] * entry_mult[e] * rate;
         sub_max[i] = std::max(sub_max[i], rate);
       }
       if (group_bottleneck[g] != MaxMinSolver::kCapBound)
@@ -112,6 +134,7 @@ bool FlowNetwork::Impl::solve_subproblem() {
     for (size_t i = 0; i < nl; ++i) {
       const uint32_t l = comp_links[i];
       const LinkState& ls = link_state[l];
+      if (sub_refs[i] == ls.flows.size()) continue;  // no outside flow to check
       const bool saturated = outside_load[i] + sub_load[i] >= ls.capacity * (1 - kTol);
       const double faster_than = sub_bound_min[i] * (1 + kTol);
       const double keeps_max = sub_max[i] * (1 - kTol);
@@ -146,6 +169,8 @@ void FlowNetwork::Impl::solve_components() {
 void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
   comp_flows.clear();
   comp_links.clear();
+  comp_entry_begin.assign(1, 0);
+  comp_entry.clear();
   link_state[seed_link].stamp = epoch;
   link_state[seed_link].local = 0;
   comp_links.push_back(seed_link);
@@ -156,11 +181,15 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
       comp_flows.push_back(r.slot);
       const Flow& f = flows[r.slot];
       for (const Entry& en : f.entries) {
-        if (link_state[en.link].stamp == epoch) continue;
-        link_state[en.link].stamp = epoch;
-        link_state[en.link].local = static_cast<uint32_t>(comp_links.size());
-        comp_links.push_back(en.link);
+        LinkState& ls = link_state[en.link];
+        if (ls.stamp != epoch) {
+          ls.stamp = epoch;
+          ls.local = static_cast<uint32_t>(comp_links.size());
+          comp_links.push_back(en.link);
+        }
+        comp_entry.push_back(Entry{ls.local, en.mult});
       }
+      comp_entry_begin.push_back(static_cast<uint32_t>(comp_entry.size()));
     }
   }
   link_cap.clear();
@@ -170,20 +199,34 @@ void FlowNetwork::Impl::solve_component(uint32_t seed_link) {
 }
 
 // Max-min rates of comp_flows over comp_links with the given capacities (by local index), identical
-// flows folded: rates[g], group_bottleneck[g] (a local link index or kCapBound) per group.
+// flows folded: rates[g], group_bottleneck[g] (a local link index or kCapBound) per group. The
+// groups' incidences (flow_begin, entry_link, entry_mult: local links, from comp_entry) are left for
+// the subproblem's check.
 void FlowNetwork::Impl::solve_flows(std::span<const double> capacity) {
   ++solves;
   group_flows();
   const size_t ng = group_rep.size();
   rates.resize(ng);
   group_bottleneck.resize(ng);
+  flow_begin.assign(1, 0);
+  entry_link.clear();
+  entry_mult.clear();
+  flow_cap.clear();
+  for (size_t g = 0; g < ng; ++g) {
+    const uint32_t i = group_first[g];
+    for (uint32_t e = comp_entry_begin[i]; e < comp_entry_begin[i + 1]; ++e) {
+      entry_link.push_back(comp_entry[e].link);
+      entry_mult.push_back(comp_entry[e].mult);
+    }
+    flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
+    flow_cap.push_back(flows[group_rep[g]].cap);
+  }
   if (ng == 1) {  // closed form: the tightest of its links (shared by its w copies) and its cap
-    const Flow& f = flows[group_rep[0]];
-    double r = f.cap;
+    double r = flow_cap[0];
     uint32_t bound = MaxMinSolver::kCapBound;
-    for (const Entry& en : f.entries) {
-      const uint32_t i = link_state[en.link].local;
-      const double share = capacity[i] / (group_weight[0] * en.mult);
+    for (size_t e = 0; e < entry_link.size(); ++e) {
+      const uint32_t i = entry_link[e];
+      const double share = capacity[i] / (group_weight[0] * entry_mult[e]);
       if (share < r) {
         r = share;
         bound = i;
@@ -192,19 +235,6 @@ void FlowNetwork::Impl::solve_flows(std::span<const double> capacity) {
     rates[0] = r;
     group_bottleneck[0] = bound;
     return;
-  }
-  flow_begin.assign(1, 0);
-  entry_link.clear();
-  entry_mult.clear();
-  flow_cap.clear();
-  for (size_t g = 0; g < ng; ++g) {
-    const Flow& f = flows[group_rep[g]];
-    for (const Entry& en : f.entries) {
-      entry_link.push_back(link_state[en.link].local);
-      entry_mult.push_back(en.mult);
-    }
-    flow_begin.push_back(static_cast<uint32_t>(entry_link.size()));
-    flow_cap.push_back(f.cap);
   }
   memo.solve(solver, MaxMinInstance{capacity, flow_begin, entry_link, entry_mult, flow_cap, group_weight}, rates,
              group_bottleneck);
@@ -242,6 +272,7 @@ void FlowNetwork::Impl::group_flows() {
   while (size < 2 * comp_flows.size()) size *= 2;
   group_table.assign(size, CompletionHeap::kNone);
   group_rep.clear();
+  group_first.clear();
   group_weight.clear();
   flow_group.resize(comp_flows.size());
   for (size_t i = 0; i < comp_flows.size(); ++i) {
@@ -253,6 +284,7 @@ void FlowNetwork::Impl::group_flows() {
         group_table[h] = static_cast<uint32_t>(group_rep.size());
         flow_group[i] = static_cast<uint32_t>(group_rep.size());
         group_rep.push_back(comp_flows[i]);
+        group_first.push_back(static_cast<uint32_t>(i));
         group_weight.push_back(1.0);
         break;
       }
