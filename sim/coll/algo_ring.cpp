@@ -81,6 +81,7 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     plan.channel_capped = true;
     plan.call_bytes = ctx.bytes;
     plan.nranks = n;
+    plan.nnodes = nodes;
     return plan;
   }
 };
