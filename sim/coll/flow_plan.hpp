@@ -46,7 +46,7 @@ struct FlowPlan {
   bool channel_capped = false;
   Bytes call_bytes;  // the call's S, for the channels a size uses
   int nranks = 0;
-  int nnodes = 1;    // servers the group spans (NCCL's nNodes: which of LL's caps applies, nccl_channels.hpp)
+  int nnodes = 1;    // NVLink domains / servers the group spans (NCCL's nNodes: LL's cap, nccl_channels.hpp)
 
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;

@@ -96,6 +96,17 @@ TEST_CASE("channels: LL's cap is ll_max on one server, the host CPU's llMaxBws o
     // LL128's per-channel cap does not depend on the servers (perChMaxRingLL128Bws rows are flat).
     CHECK(run_seconds(topo, ring_call(n, S, "Simple"), m) < bus / cap / 2);
   }
+  // Two servers in one NVLink domain (GB200 NVL72-like) are one node to NCCL's caps (MNNVL): ll_max.
+  TopologyBuilder b("nvlink-domain");
+  b.set_num_hosts(2);
+  const NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw", 0, -1, false);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 2; ++i) {
+      const NodeId g = b.add_node(NodeKind::gpu, "h" + std::to_string(h) + "g" + std::to_string(i), h, i);
+      b.add_duplex(g, sw, LinkKind::nvlink, GBps(450), Time::ns(200));
+    }
+  const Topology domain = std::move(b).build();
+  CHECK(run_seconds(domain, ring_call(4, S, "LL"), m) == Approx(2.0 * 3 / 4 * S / 30e9).epsilon(1e-4));
   // NCCL's defaults: Intel hosts (llMaxBws row 0: 39.0 / 20.4 GB/s).
   CHECK(ll_max_GBps(NcclModelParams{}, 2) == 39.0);
   CHECK(ll_max_GBps(NcclModelParams{}, 8) == 20.4);
