@@ -47,6 +47,9 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
       cap += fmt::format("    {}: {} GB/s\n", kProtoNames[i], p.channel_cap_GBps[i]);
   if (!cap.empty()) y += "  channel_cap:\n" + cap;
   if (p.ll_max_GBps != d.ll_max_GBps) y += fmt::format("  ll_max: {} GB/s\n", p.ll_max_GBps);
+  if (p.ll_max_multi_node_GBps != d.ll_max_multi_node_GBps)
+    y += fmt::format("  ll_max_multi_node:\n    two_nodes: {} GB/s\n    more_nodes: {} GB/s\n",
+                     p.ll_max_multi_node_GBps[0], p.ll_max_multi_node_GBps[1]);
   std::string chunk;
   for (size_t i = 0; i < 3; ++i)
     if (p.pipeline_chunk_bytes[i] != d.pipeline_chunk_bytes[i])

@@ -7,11 +7,15 @@
 // load + the multicast copies): algbw = link rate x n / (n + 1), which is why NVLS gains little at 4
 // GPUs and most at 8 (H100/H200 nccl-tests: NVLS ~ ring busbw at 2-4 GPUs, algbw 258 -> 270 GB/s from
 // 5 to 8: nccl_calibration_facts h100_ring_vs_nvls_by_gpu_count). Applicable only when every GPU of the
-// group is wired to the same NVSwitch(es) marked nvls: true. The switch is participant n in the data
-// view; with several such switches each GPU spreads its traffic evenly over them.
+// group is wired to the same NVSwitch(es) marked nvls: true, and the group has at least 3 GPUs: NCCL
+// leaves NVLS off for a communicator with 2 GPUs or fewer in its node (src/transport/nvls.cc ncclNvlsInit,
+// NCCL 2.18-2.27: `gpuCount <= 2` -> nvlsSupport = 0; with multi-node NVLink, `clique.size <= 2`), so
+// neither `auto` nor NCCL_ALGO=NVLS runs it there. The switch is participant n in the data view; with
+// several such switches each GPU spreads its traffic evenly over them.
 #include <algorithm>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/nvls_support.hpp"
 #include "sim/core/assert.hpp"
 
 namespace plansim {
@@ -44,7 +48,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   bool supports(CollOp op) const override { return op == CollOp::all_reduce; }
   LatencyClass latency_class() const override { return LatencyClass::nvls; }
   bool applicable(CollOp op, const Topology& topo, std::span<const GpuId> ranks) const override {
-    return supports(op) && ranks.size() >= 2 && !common_nvls_switches(topo, ranks).empty();
+    return supports(op) && ranks.size() >= kMinNvlsGpus && !common_nvls_switches(topo, ranks).empty();
   }
 
   ChunkSchedule expand(CollOp /*op*/, const GroupShape& g) const override {

@@ -4,11 +4,21 @@
 // GPUs (hence different NICs): with L ranks per server there are L ring orders, order k visiting each
 // server's ranks rotated by k, each carrying 1/L of the data (one server: the ranks in order).
 #include <algorithm>
+#include <set>
 
 #include "sim/coll/algorithm.hpp"
 
 namespace plansim {
 namespace {
+
+// NCCL's nNodes for its bandwidth caps (LL's llMaxBw): NVLink domains (topology islands) the group spans,
+// a multi-server NVLink domain counting as one node (tuning.cc ncclTopoTuneModel, MNNVL releases 2.2x:
+// "MNNVL support - treat as a single NVLink connected node", nNodes = comm->MNNVL ? 1 : comm->nNodes).
+int islands_spanned(const Topology& topo, std::span<const GpuId> ranks) {
+  std::set<int> islands;
+  for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
+  return static_cast<int>(islands.size());
+}
 
 class RingAlgorithm final : public CollectiveAlgorithm {
  public:
@@ -81,6 +91,7 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     plan.channel_capped = true;
     plan.call_bytes = ctx.bytes;
     plan.nranks = n;
+    plan.nnodes = islands_spanned(*ctx.topo, ctx.ranks);
     return plan;
   }
 };

@@ -47,6 +47,7 @@ struct FlowPlan {
   bool channel_capped = false;
   Bytes call_bytes;  // the call's S, for the channels a size uses
   int nranks = 0;
+  int nnodes = 1;    // NVLink domains / servers the group spans (NCCL's nNodes: LL's cap, nccl_channels.hpp)
 
   // Bytes per link summed over the whole plan (multiplicity counted), indexed by LinkId.
   [[nodiscard]] std::vector<double> link_bytes(size_t num_links) const;

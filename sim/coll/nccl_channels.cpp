@@ -19,6 +19,11 @@ int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks,
   return std::clamp(static_cast<int>(std::min(fit, 1e9)), 1, std::max(1, open));
 }
 
+double ll_max_GBps(const NcclModelParams& m, int nodes) {
+  if (nodes <= 1) return m.ll_max_GBps;
+  return m.ll_max_multi_node_GBps[nodes == 2 ? 0 : 1];
+}
+
 int latency_rounds(const NcclModelParams& m, Protocol p, const FlowPlan& plan, HwKind intra) {
   if (p != Protocol::simple || !plan.channel_capped || plan.nranks < 2 || intra != HwKind::nvlink) return 1;
   if (plan.ring_plateau) return 1;  // across servers NCCL's plateau factor is the Simple ring's extra latency
@@ -36,7 +41,10 @@ std::vector<double> flow_caps(const NcclModelParams& m, Protocol p, const FlowPl
   double bus_cap = FlowNetwork::kNoCap;
   const double per_ch = m.channel_cap_GBps[static_cast<size_t>(p)];
   if (per_ch > 0) bus_cap = used * per_ch * 1e9;
-  if (p == Protocol::ll && m.ll_max_GBps > 0) bus_cap = std::min(bus_cap, m.ll_max_GBps * 1e9);
+  if (p == Protocol::ll) {
+    const double ll_max = ll_max_GBps(m, plan.nnodes);
+    if (ll_max > 0) bus_cap = std::min(bus_cap, ll_max * 1e9);
+  }
   // Each flow's rate alone on the network: its share of its most loaded link.
   std::vector<std::pair<uint32_t, double>> load;
   if (share < 1.0) {

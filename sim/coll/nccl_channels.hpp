@@ -5,8 +5,9 @@
 //   * a call of S bytes uses c(S) = min(C, max(1, floor(S / (nThreads x threadThreshold)))) of them
 //     (src/enqueue.cc drops channels while S < c x nThreads x threshold; the ring LL threshold is
 //     multiplied by nRanks, src/graph/tuning.cc), so it can use at most c(S)/C of the links' rate;
-//   * its bus bandwidth is at most c(S) x the protocol's per-channel cap (LL128: perChMaxRingLL128Bw)
-//     and, for LL, llMaxBw in total (tuning.cc).
+//   * its bus bandwidth is at most c(S) x the protocol's per-channel cap (LL128: perChMaxRingLL128Bw,
+//     the same on any number of servers) and, for LL, llMaxBw in total (tuning.cc), which depends on the
+//     servers the group spans (ll_max_GBps below).
 // A FlowPlan marked channel_capped has one flow per channel-share whose payload rates add up to the
 // bus bandwidth (ring), so each flow's cap is the phase's total cap divided by its flows.
 #include <vector>
@@ -21,6 +22,10 @@ namespace plansim {
 int channels_for_topology(HwKind intra);
 // Channels a call of `bytes` over `nranks` uses with protocol `p` out of `open` (enqueue.cc).
 int channels_used(const NcclModelParams& m, Protocol p, Bytes bytes, int nranks, int open);
+// LL's total bus-bandwidth cap in GB/s for a group over `nodes` servers (0 = none): NcclModelParams::
+// ll_max_GBps on one server (the GPU generation's), ll_max_multi_node_GBps[0] on 2, [1] on more (the
+// host CPU vendor's; tuning.cc llMaxBws, index2 = nNodes <= 2 ? nNodes - 1 : 2).
+double ll_max_GBps(const NcclModelParams& m, int nodes);
 // Rounds of per-step latency a ring call pays with protocol `p` (nccl_model.hpp software_latency).
 // NCCL's tuning model (tuning.cc) charges its per-step hwLat once per algorithm step. A Simple ring,
 // though, hands every slice to the next rank through a flag it must wait for (Simple's data is not

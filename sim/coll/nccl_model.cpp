@@ -45,6 +45,7 @@ NcclModelParams NcclModelParams::ideal() {
   m.simple_slices_per_chunk = 0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
+  m.ll_max_multi_node_GBps = {0.0, 0.0};
   m.net_latency_us = 0.0;
   m.net_overhead_us = 0.0;
   m.thread_threshold = {0.0, 0.0, 0.0};

@@ -76,6 +76,11 @@ struct NcclModelParams {
   int nccl_channels = 0;
   PerProto channel_cap_GBps{0.0, 36.7, 0.0};
   double ll_max_GBps = 141.0;
+  // LL's total cap when the group spans 2 / more than 2 servers. tuning.cc (NCCL 2.19-2.27,
+  // ncclTopoTuneModel): "LL: for single node, we look at GPU type; for multi-node, we look at CPU type":
+  // llMaxBws[cpuVendor is AMD (or mixed) ? 1 : 0][nNodes == 2 ? 1 : 2] = Intel 39.0 / 20.4, AMD 22.5 /
+  // 19.0 GB/s, whatever the GPU. Default: Intel hosts (DGX H100); a profile sets AMD's (DGX A100: EPYC).
+  std::array<double, 2> ll_max_multi_node_GBps{39.0, 20.4};
   PerProto max_threads{512, 640, 512};
   PerProto thread_threshold{8, 8, 64};
   // A channel keeps at most NCCL_STEPS = 8 steps in flight per connection (src/include/device.h), so

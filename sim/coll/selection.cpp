@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/coll/nvls_support.hpp"
 #include "sim/core/error.hpp"
 
 namespace plansim {
@@ -36,9 +37,12 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
     if (!a)
       throw ConfigError(pos, fmt::format("unknown algorithm '{}' (known: auto, {})", call.algorithm,
                                          fmt::join(reg.names(), ", ")));
-    if (!a->applicable(call.op, topo, call.ranks))
-      throw ConfigError(pos, fmt::format("algorithm '{}' cannot run {} on this group of {} GPUs", call.algorithm,
-                                         to_string(call.op), call.ranks.size()));
+    if (!a->applicable(call.op, topo, call.ranks)) {
+      const std::string_view need = a->supports(call.op) && a->name() == "nvls" ? kNvlsRequirement : "";
+      throw ConfigError(pos, fmt::format("algorithm '{}' cannot run {} on this group of {} GPUs{}{}", call.algorithm,
+                                         to_string(call.op), call.ranks.size(), need.empty() ? "" : ": it needs ",
+                                         need));
+    }
     algos.push_back(a);
   }
   const HwKind intra = intra_hw_kind(topo, call.ranks);

@@ -82,6 +82,13 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     m.finish();
   }
   if (top.get("ll_max")) p.ll_max_GBps = top.rate_or("ll_max", Rate(p.ll_max_GBps * 1e9)).value() / 1e9;
+  if (YAML::Node e = top.get("ll_max_multi_node")) {  // LL's cap on 2 / more servers (the host CPU's)
+    MapReader m(f, e, "'ll_max_multi_node'");
+    const char* names[] = {"two_nodes", "more_nodes"};
+    for (size_t i = 0; i < 2; ++i)
+      p.ll_max_multi_node_GBps[i] = m.rate_or(names[i], Rate(p.ll_max_multi_node_GBps[i] * 1e9)).value() / 1e9;
+    m.finish();
+  }
   if (YAML::Node e = top.get("pipeline_chunk")) {
     MapReader m(f, e, "'pipeline_chunk'");
     const char* names[] = {"LL", "LL128", "Simple"};

@@ -10,6 +10,7 @@
 //   nccl_channels: 16                    # channels NCCL opens (default: 16 on NVLink, 2 over PCI)
 //   channel_cap: {LL128: 36.7 GB/s}      # per-channel bus-bandwidth cap per protocol (tuning.cc)
 //   ll_max: 141 GB/s                     # LL's total bus-bandwidth cap (tuning.cc llMaxBws)
+//   ll_max_multi_node: {two_nodes: 39 GB/s, more_nodes: 20.4 GB/s}   # LL's cap across servers (host CPU)
 //   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
 //   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
 //   nvls_channels: 16                    # channels of an NVLS all-reduce (NCCL_NVLS_NCHANNELS; 1..64)

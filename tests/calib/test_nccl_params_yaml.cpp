@@ -23,6 +23,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   NcclModelParams p;
   p.channel_cap_GBps = {0.0, 20.0, 0.0};
   p.ll_max_GBps = 87.7;
+  p.ll_max_multi_node_GBps = {22.5, 19.0};
   p.nvlink_efficiency = 0.77;
   p.pcie_efficiency = 0.15;
   p.device_latency_us = 12.5;
@@ -35,6 +36,8 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   const NcclModelParams q = reread(calib::nccl_params_yaml(p));
   CHECK(q.channel_cap_GBps == p.channel_cap_GBps);
   CHECK(q.ll_max_GBps == Approx(87.7));
+  CHECK(q.ll_max_multi_node_GBps[0] == Approx(22.5));
+  CHECK(q.ll_max_multi_node_GBps[1] == Approx(19.0));
   CHECK(q.nvlink_efficiency == Approx(0.77));
   CHECK(q.pcie_efficiency == Approx(0.15));
   CHECK(q.network_efficiency == Approx(NcclModelParams{}.network_efficiency));

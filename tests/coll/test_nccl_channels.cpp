@@ -75,6 +75,43 @@ TEST_CASE("channels: LL128's bus bandwidth is at most channels x the per-channel
   CHECK(c.predicted.seconds() == Approx(bus / 20e9).epsilon(1e-9));
 }
 
+TEST_CASE("channels: LL's cap is ll_max on one server, the host CPU's llMaxBws on 2 and on more servers", "[coll]") {
+  // tuning.cc llMaxBws (NCCL 2.19-2.27): index2 = nNodes <= 2 ? nNodes - 1 : 2. Links fast enough for
+  // the caps to bind: t = bus bytes / cap (+ the routes' sub-microsecond latency).
+  NcclModelParams m = NcclModelParams::ideal();
+  m.nccl_channels = 2;
+  m.ll_max_GBps = 30.0;
+  m.ll_max_multi_node_GBps = {12.0, 6.0};
+  CHECK(ll_max_GBps(m, 1) == 30.0);
+  CHECK(ll_max_GBps(m, 2) == 12.0);
+  CHECK(ll_max_GBps(m, 3) == 6.0);
+  CHECK(ll_max_GBps(m, 64) == 6.0);
+  const double S = 1e9;
+  for (auto [hosts, cap] : {std::pair{1, 30e9}, {2, 12e9}, {3, 6e9}, {4, 6e9}}) {
+    const Topology topo = test::cluster_topology(hosts, 2, false, GBps(450), GBps(500));
+    const int n = 2 * hosts;
+    const double bus = 2.0 * (n - 1) / n * S;
+    INFO(hosts << " servers");
+    CHECK(run_seconds(topo, ring_call(n, S, "LL"), m) == Approx(bus / cap).epsilon(1e-4));
+    // LL128's per-channel cap does not depend on the servers (perChMaxRingLL128Bws rows are flat).
+    CHECK(run_seconds(topo, ring_call(n, S, "Simple"), m) < bus / cap / 2);
+  }
+  // Two servers in one NVLink domain (GB200 NVL72-like) are one node to NCCL's caps (MNNVL): ll_max.
+  TopologyBuilder b("nvlink-domain");
+  b.set_num_hosts(2);
+  const NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw", 0, -1, false);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 2; ++i) {
+      const NodeId g = b.add_node(NodeKind::gpu, "h" + std::to_string(h) + "g" + std::to_string(i), h, i);
+      b.add_duplex(g, sw, LinkKind::nvlink, GBps(450), Time::ns(200));
+    }
+  const Topology domain = std::move(b).build();
+  CHECK(run_seconds(domain, ring_call(4, S, "LL"), m) == Approx(2.0 * 3 / 4 * S / 30e9).epsilon(1e-4));
+  // NCCL's defaults: Intel hosts (llMaxBws row 0: 39.0 / 20.4 GB/s).
+  CHECK(ll_max_GBps(NcclModelParams{}, 2) == 39.0);
+  CHECK(ll_max_GBps(NcclModelParams{}, 8) == 20.4);
+}
+
 TEST_CASE("pipeline fill: a ring pays none (every rank starts with its own data)", "[coll]") {
   const Rate B = GBps(100);
   const double chunk = 1048576.0;

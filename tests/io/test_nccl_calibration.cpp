@@ -31,6 +31,11 @@ TEST_CASE("nccl calibration: channels, per-channel caps, LL's cap and the pipeli
   const auto v = io::parse_nccl_calibration("nvls_channels: 24\nnvls_chunk: 64 KiB\n", "cal.yaml");
   CHECK(v.nvls_channels == 24);
   CHECK(v.nvls_chunk_bytes == 65536.0);
+  const auto a = io::parse_nccl_calibration("ll_max_multi_node:\n  two_nodes: 22.5 GB/s\n  more_nodes: 19 GB/s\n", "cal.yaml");
+  CHECK(a.ll_max_multi_node_GBps[0] == Approx(22.5));
+  CHECK(a.ll_max_multi_node_GBps[1] == Approx(19.0));
+  const auto b = io::parse_nccl_calibration("ll_max_multi_node:\n  more_nodes: 19 GB/s\n", "cal.yaml");
+  CHECK(b.ll_max_multi_node_GBps[0] == NcclModelParams{}.ll_max_multi_node_GBps[0]);
 }
 
 TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll]") {
@@ -51,6 +56,9 @@ TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll
   CHECK_THAT(err("channel_cap:\n  LL129: 20 GB/s\n"), Catch::Contains("cal.yaml:2:3") && Catch::Contains("LL128"));
   CHECK_THAT(err("channel_cap:\n  LL128: -2 GB/s\n"), Catch::Contains("cal.yaml:2:"));
   CHECK_THAT(err("ll_max: fast\n"), Catch::Contains("cal.yaml:1:"));
+  CHECK_THAT(err("ll_max_multi_node:\n  three_nodes: 20 GB/s\n"), Catch::Contains("cal.yaml:2:3") && Catch::Contains("more_nodes"));
+  CHECK_THAT(err("ll_max_multi_node:\n  two_nodes: -1 GB/s\n"), Catch::Contains("cal.yaml:2:"));
+  CHECK_THAT(err("ll_max_multi_node: 20 GB/s\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("pipeline_depth: 0\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("net_latency: -3 us\n"), Catch::Contains("cal.yaml:1:"));
   CHECK_THAT(err("net_overhead: slow\n"), Catch::Contains("cal.yaml:1:"));
