@@ -165,6 +165,13 @@ Time ComputeModel::op_time(const OpCost& op) const {
       }
       // The op is work / dims.flops() such products (attention-like repeats; 1 for a plain GEMM).
       flop_s = work / op.dims.flops() * gemm_seconds(d, scale);
+    } else if (op.cls == OpClass::attention && op.score_products + op.value_products > 0) {
+      // Materialised: cuBLAS batched GEMMs by shape at the attention dtype's rate (bf16 in an fp8 model).
+      const double fp8 = p_.dtype == DType::fp8 ? p_.fp8_gemm_factor : 1.0;
+      const double scale = p_.attention_matmul.value() / p_.matmul.value() / fp8;
+      const GemmDims& sc = op.dims;
+      flop_s = op.score_products * gemm_seconds(sc, scale) +
+               op.value_products * gemm_seconds(GemmDims{sc.m, sc.k, sc.n, sc.batch}, scale);
     } else if (op.cls == OpClass::attention) {
       flop_s = work / (p_.attention_matmul.value() * p_.sustained_factor * p_.attention_efficiency);
     } else {

@@ -31,7 +31,8 @@
 // Achievable Matmul FLOPS", stas00/ml-engineering hardware table): it is chosen so that the model
 // times the shape MAMF was measured on (`mamf_shape`) at exactly MAMF. A training step then runs at
 // `sustained_factor` of that (power and clock limits, NCCL kernels sharing the GPU; MAMF is an
-// isolated best case); attention at attention_efficiency · sustained_factor · MAMF; MoE expert GEMMs
+// isolated best case); flash attention at attention_efficiency · sustained_factor · MAMF (materialised
+// attention's products are cuBLAS batched GEMMs, timed by shape like any GEMM); MoE expert GEMMs
 // are grouped GEMMs over the local experts, at grouped_gemm_efficiency of the dense rate, with the
 // busiest expert-parallel rank's tokens = moe_load_imbalance × the mean where routing is dropless.
 //

@@ -41,6 +41,12 @@ double mean_attention_pairs(const AttentionSpec& a, double s) {
   return (attention_pairs(a, s) + (a.window_every - 1) * attention_pairs(dense, s)) / a.window_every;
 }
 
+double flash_head_dim_padding(int64_t head_dim) {
+  if (head_dim <= 0) return 1;
+  const int64_t rounded = (head_dim + 31) / 32 * 32;  // the kernels: 32, 64, 96, ..., 256
+  return static_cast<double>(rounded) / static_cast<double>(head_dim);
+}
+
 const char* to_string(OpClass c) {
   switch (c) {
     case OpClass::gemm: return "gemm";
@@ -73,14 +79,23 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   const GemmDims core_dims{s / sh.cp, s, d(m.head_dim()), d(batch) * d(m.heads) / tp};
   OpCost core{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims};
   if (sh.flash_attention) {
-    core.executed = mean_attention_pairs(m.attention, s) / (s * s);
+    core.executed = mean_attention_pairs(m.attention, s) / (s * s) * flash_head_dim_padding(m.head_dim());
     core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
   } else {
-    // The scores go through HBM: QKᵀ writes them, the fused scale-mask-softmax reads and writes them, A·V
-    // reads them (4 passes of a bytes); attention dropout (Megatron 2021) reads and writes them once more
-    // and writes a 1-byte mask.
+    // Megatron-LM 2021 (megatron/model/transformer.py, ParallelAttention): torch.baddbmm writes the scores
+    // (QKᵀ's epilogue, timed with that GEMM), FusedScaleMaskSoftmax reads and writes them, the attention
+    // dropout (torch dropout) reads them and writes the dropped probabilities and a 1-byte mask, torch.bmm
+    // (A·V) reads them: 3 passes of a bytes beside the products, + 2 and the mask with dropout. Backward
+    // (autograd of the same ops; the fused softmax's backward kernel reads the incoming gradient and the
+    // saved softmax output and writes dS in place): dP = dO·Vᵀ writes dP (its epilogue), dV = Pᵀ·dO reads
+    // P, the dropout backward reads dP and the mask and writes, the softmax backward reads 2 and writes
+    // 1, dQ = dS·K and dK = dSᵀ·Q each read dS: 6 passes beside the products, + 2 and the mask.
     const double scores = d(batch) * d(m.heads) / tp * (s / sh.cp) * s;
-    core.unfused_bytes = scores * (4 * a + (m.dropout ? 2 * a + 1 : 0));
+    const double dropout = m.dropout ? 2 * a + 1 : 0;
+    core.unfused_bytes = scores * (3 * a + dropout);
+    core.backward_unfused_bytes = scores * (6 * a + dropout);
+    core.score_products = 1;
+    core.value_products = 1;
   }
   f.attention.push_back(core);
   f.attention.push_back(chunked(gemm("attention_out", t, q / tp, h, e), sh.tp_overlap_chunks));
@@ -173,8 +188,13 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
     } else if (b.cls == OpClass::attention) {
       b.flops *= 2;  // dQ, dK, dV: two forward-sized GEMM pairs (Megatron's count)
       b.hbm_bytes *= 2;
-      b.unfused_bytes *= 2;  // dP written, read by the softmax (and dropout) backward with P, dS read twice
+      b.unfused_bytes = it->backward_unfused_bytes;  // see layer_forward
+      b.backward_unfused_bytes = 0;
       b.executed *= b.backward_executed;
+      if (b.score_products + b.value_products > 0) {  // dP = dO·Vᵀ (scores' shape); dV, dQ, dK (values')
+        b.score_products = 1;
+        b.value_products = 3;
+      }
     } else {
       b.hbm_bytes *= 2;  // read activation + incoming gradient, write gradient
     }

@@ -51,9 +51,17 @@ struct OpCost {
   double executed = 1;
   double backward_executed = 1;  // attention: its backward's executed / counted work (flash: 5/4)
   // HBM traffic of separate memory-bound kernels folded into this op, added to its time rather than
-  // overlapped with its math: materialised attention's s×s scores (written by QKᵀ, read and written by
-  // the softmax and the dropout, read by A·V; backward twice that).
+  // overlapped with its math: materialised attention's s×s scores between its products (see
+  // layer_forward: the softmax and dropout kernels' passes, and the products' reads of P and dS).
   double unfused_bytes = 0;
+  double backward_unfused_bytes = 0;  // the same for the op's backward (backward_of moves it in)
+  // Materialised attention runs its products as cuBLAS batched GEMMs (Megatron 2021: torch.baddbmm for
+  // QKᵀ, torch.bmm for A·V), timed by shape (ComputeModel::gemm_seconds), not at attention_efficiency:
+  // `score_products` of `dims` (QKᵀ's shape: s × s outputs, K = head_dim) and `value_products` of the
+  // (s × head_dim outputs, K = s) shape. Forward QKᵀ, A·V: 1 + 1; backward dP = dO·Vᵀ: 1, dV, dQ, dK: 3.
+  // Both 0: the op is a flash kernel (attention_efficiency).
+  int score_products = 0;
+  int value_products = 0;
   ExpertGemm expert{};
   // A GEMM pipelined with a TP collective (Shard::tp_overlap_chunks): dims.m is one piece's tokens and
   // the op is token_chunks such pieces; its weight gradient (backward_of) runs whole (K = all tokens).
@@ -78,6 +86,13 @@ struct Shard {
   // emptier waves); 1 = whole GEMMs.
   int tp_overlap_chunks = 1;
 };
+
+// The work a flash kernel executes per head / the head's work: FlashAttention-2 instantiates its kernels
+// for head dimensions 32, 64, 96, 128, 160, 192, 224, 256 and runs a head on the smallest one that holds
+// it, the extra columns predicated to zero but multiplied all the same (Dao-AILab/flash-attention
+// csrc/flash_attn/src/static_switch.h, HEADDIM_SWITCH: `HEADDIM <= 96 -> kHeadDim = 96`, `<= 128 -> 128`, ...;
+// flash_api.cpp rounds its buffers alike). 112 (MPT-30B) runs as 128: 8/7 the work; 80 (MPT-3B) as 96.
+double flash_head_dim_padding(int64_t head_dim);
 
 // Query-key pairs one sequence of length s computes under `a` (causal: s(s+1)/2; window w < s:
 // w(w+1)/2 + (s−w)·w; full: s²).

@@ -202,6 +202,29 @@ TEST_CASE("compute model: materialised attention adds its scores' HBM traffic to
   CHECK(ComputeModel(p).op_time(a).seconds() == Approx(1e12 / (0.75 * 794.5e12) + 4e9 / bw).epsilon(1e-6));
 }
 
+TEST_CASE("compute model: materialised attention's products are batched GEMMs timed by shape", "[compute]") {
+  // Megatron 2021's baddbmm/bmm: QKᵀ (s × s outputs, K = head_dim) and A·V (s × head_dim outputs, K = s),
+  // each timed as the GEMM it is, plus the unfused passes; attention_efficiency (flash) plays no part.
+  ComputeParams p = ComputeParams::defaults(a100(), DType::fp16);
+  p.sm_count = 108;
+  const GemmDims qk{2048, 2048, 96, 24}, av{2048, 96, 2048, 24};
+  OpCost a{"attention_core", OpClass::attention, 2 * qk.flops(), 0, qk};
+  a.score_products = 1;
+  a.value_products = 1;
+  a.unfused_bytes = 1e9;
+  const ComputeModel m(p);
+  const double bw = 0.85 * 2039e9;
+  const double expect = m.gemm_seconds(qk) + m.gemm_seconds(av) + 1e9 / bw + 2e-6;
+  CHECK(m.op_time(a).seconds() == Approx(expect).epsilon(1e-9));
+  p.attention_efficiency = 0.1;
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(expect).epsilon(1e-9));
+  // Backward: dP (scores' shape) and dV, dQ, dK (values' shape).
+  a.value_products = 3;
+  CHECK(m.op_time(a).seconds() == Approx(expect + 2 * m.gemm_seconds(av)).epsilon(1e-9));
+  // The QKᵀ product with K = 96 walks two 64-element K steps (K padded to 128): no faster than K = 128.
+  CHECK(m.gemm_seconds(qk) == Approx(m.gemm_seconds(GemmDims{2048, 2048, 128, 24})).epsilon(1e-12));
+}
+
 TEST_CASE("compute model: fp8_gemm_factor slows fp8 GEMMs only, in proportion", "[compute]") {
   ComputeParams p8 = loop_only(DType::fp8), p16 = loop_only(DType::bf16);
   const GemmDims d{4096, 4096, 4096, 1};

@@ -239,16 +239,53 @@ TEST_CASE("causal attention: the kernel executes s(s+1)/2 of the s² pairs; mode
   const OpCost full = layer_forward(m, 0, 1, mat).attention[2];
   CHECK(full.executed_flops() == Approx(full.flops));
   CHECK(backward_of({full}, BackwardPart::both)[0].executed_flops() == Approx(2 * full.flops));
-  // Its s×s scores go through HBM (gpt3(): heads 96, dropout): 4 passes of 2 bytes, dropout another 2 + 2
-  // and a 1-byte mask, per score; backward twice that. Flash keeps them on chip.
-  CHECK(full.unfused_bytes == Approx(96 * s * s * (4 * 2 + (m.dropout ? 5 : 0))));
-  CHECK(backward_of({full}, BackwardPart::both)[0].unfused_bytes == Approx(2 * full.unfused_bytes));
+  // Its s×s scores go through HBM between the products (gpt3(): heads 96, dropout): forward the softmax's
+  // read and write and A·V's read (3 passes of 2 bytes; QKᵀ's write is its GEMM's epilogue), dropout
+  // another 2 + 2 and a 1-byte mask; backward dV's read of P, the softmax backward's 3, dQ's and dK's reads
+  // of dS (6 passes; dP's write is its GEMM's epilogue) and the dropout backward's 2 + mask. Flash keeps
+  // them on chip.
+  const double mask = m.dropout ? 5 : 0;
+  CHECK(full.unfused_bytes == Approx(96 * s * s * (3 * 2 + mask)));
+  const OpCost full_bwd = backward_of({full}, BackwardPart::both)[0];
+  CHECK(full_bwd.unfused_bytes == Approx(96 * s * s * (6 * 2 + mask)));
+  // Its products are batched GEMMs: QKᵀ and A·V forward, dP and dV, dQ, dK backward, whose FLOPs are the
+  // op's executed FLOPs (each product 2·s·s·head_dim per head).
+  CHECK(full.score_products == 1);
+  CHECK(full.value_products == 1);
+  CHECK(full_bwd.score_products == 1);
+  CHECK(full_bwd.value_products == 3);
+  CHECK(full.dims.flops() * (full.score_products + full.value_products) == Approx(full.executed_flops()));
+  CHECK(full_bwd.dims.flops() * (full_bwd.score_products + full_bwd.value_products) ==
+        Approx(full_bwd.executed_flops()));
+  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].score_products == 0);  // flash: one fused kernel
   CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].unfused_bytes == 0);
   // Model FLOPs (MFU) are unchanged by the mask: still Megatron's closed form.
   m.attention.window = 512;
   CHECK(model_flops_per_iteration(m, 8) == Approx(megatron_model_flops(m, 8)).epsilon(1e-12));
   CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].executed ==
         Approx((512.0 * 513 / 2 + (s - 512) * 512) / (s * s)));
+}
+
+TEST_CASE("flash attention runs a head on FlashAttention-2's next kernel size (multiples of 32)", "[model]") {
+  CHECK(flash_head_dim_padding(128) == 1);
+  CHECK(flash_head_dim_padding(64) == 1);
+  CHECK(flash_head_dim_padding(112) == Approx(128.0 / 112));  // MPT-30B: 7168 / 64
+  CHECK(flash_head_dim_padding(80) == Approx(96.0 / 80));     // MPT-3B: 2560 / 32
+  CHECK(flash_head_dim_padding(200) == Approx(224.0 / 200));
+  // The padded columns are executed work (timing), not model FLOPs (MFU).
+  ModelSpec m = gpt3();
+  m.hidden = 7168;
+  m.heads = 64;
+  m.kv_heads = 64;
+  const OpCost padded = layer_forward(m, 0, 1, Shard{}).attention[2];
+  m.heads = 56;  // head_dim 128
+  m.kv_heads = 56;
+  const OpCost exact = layer_forward(m, 0, 1, Shard{}).attention[2];
+  CHECK(padded.flops == Approx(exact.flops));
+  CHECK(padded.executed == Approx(exact.executed * 8 / 7));
+  Shard mat;
+  mat.flash_attention = false;  // cuBLAS products: no kernel padding
+  CHECK(layer_forward(m, 0, 1, mat).attention[2].executed == 1);
 }
 
 TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permutation traffic, capacity padding",
