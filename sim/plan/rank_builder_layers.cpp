@@ -1,0 +1,147 @@
+#include "sim/plan/rank_builder.hpp"
+
+namespace plansim::rank_build {
+
+uint32_t RankBuilder::tp_after(uint32_t block, Phase ph, int mb) {
+  if (s_.parallel.tp == 1) return block;
+  const CommOp op = s_.parallel.sequence_parallel ? CommOp::reduce_scatter : CommOp::all_reduce;
+  const bool ov = s_.training.overlap.tp_comm;
+  uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {ov ? tp_ov_.block_in : block});
+  if (ov) tp_ov_.join = c;
+  return ov ? block : c;
+}
+
+uint32_t RankBuilder::tp_before(uint32_t dep, Phase ph, int mb) {
+  tp_ov_.block_in = dep;
+  if (s_.parallel.tp == 1 || !s_.parallel.sequence_parallel) return dep;
+  uint32_t c = coll(StreamKind::tp_comm, CommOp::all_gather, tp_, c_.act_bytes, ph, mb, {dep});
+  return s_.training.overlap.tp_comm ? dep : c;
+}
+
+uint32_t RankBuilder::ep_exchange(uint32_t dep, Phase ph, int mb, bool to_experts) {
+  if (s_.parallel.ep == 1) return dep;
+  if (ep_across_ == kNone) return coll(StreamKind::ep_comm, CommOp::all_to_all, ep_, c_.a2a_bytes, ph, mb, {dep});
+  const std::pair<uint32_t, double> across{ep_across_, ep_across_bytes_}, within{ep_within_, c_.a2a_bytes};
+  uint32_t d = dep;
+  for (const auto& [group, bytes] : to_experts ? std::array{across, within} : std::array{within, across})
+    d = coll(StreamKind::ep_comm, CommOp::all_to_all, group, bytes, ph, mb, {d});
+  return d;
+}
+
+uint32_t RankBuilder::zero3_gather(int l, Phase ph, int mb) {
+  if (s_.parallel.zero < 3 || s_.parallel.dp == 1) return kNone;
+  uint32_t g = coll(StreamKind::dp_comm, CommOp::all_gather, dp_, layer_params(l) * s_.training.weight_bytes, ph, mb,
+                    {prev_compute_});
+  prev_compute_ = last_compute_;
+  return g;
+}
+
+uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute) {
+  const bool moe = is_moe(l);
+  uint32_t d = in;
+  const uint32_t g = zero3_gather(l, ph, mb);
+  const uint32_t pg = first_mb(mb) && !recompute && l < static_cast<int>(param_gather_.size()) ? param_gather_[static_cast<size_t>(l)] : kNone;
+  d = tp_before(d, ph, mb);
+  uint32_t kv = kNone;
+  if (s_.parallel.cp > 1) kv = coll(StreamKind::cp_comm, CommOp::all_gather, cp_, c_.kv_bytes, ph, mb, {d});
+  uint32_t a = compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg});
+  d = tp_after(a, ph, mb);
+  d = tp_before(d, ph, mb);
+  if (moe) d = ep_exchange(d, ph, mb, true);
+  uint32_t m = compute(c_.costs->forward(1, moe), ph, mb, recompute, {d});
+  if (moe) m = ep_exchange(m, ph, mb, false);
+  return tp_after(m, ph, mb);
+}
+
+uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart part) {
+  const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
+  if (!mlp.has_backward()) return in;
+  const bool moe = is_moe(l);
+  const Phase ph = Phase::B;
+  uint32_t d = in;
+  const uint32_t g = zero3_gather(l, ph, mb);
+  d = tp_before(d, ph, mb);
+  if (moe) d = ep_exchange(d, ph, mb, true);
+  uint32_t m = compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g});
+  if (moe) m = ep_exchange(m, ph, mb, false);
+  uint32_t grads = m, out = m;
+  if (attn.has_backward()) {
+    d = tp_after(m, ph, mb);
+    d = tp_before(d, ph, mb);
+    const uint32_t cost = c_.costs->backward(0, moe, part, attn);
+    const bool core = c_.costs->has_attention(cost);
+    if (s_.training.recompute == Recompute::selective && core)
+      d = compute(c_.costs->attention_recompute(), ph, mb, true, {d});
+    uint32_t a = compute(cost, ph, mb, false, {d});
+    if (s_.parallel.cp > 1 && core) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
+    out = attn.input_grad ? tp_after(a, ph, mb) : a;
+    grads = a;
+  }
+  if (part == BackwardPart::both && last_mb(mb)) add_grads(l, grads);
+  return out;
+}
+
+void RankBuilder::forward(int mb, int chunk) {
+  const int vs = vstage(chunk);
+  uint32_t d = kNone;
+  if (vs > 0) {
+    const int prev = rank_of_vstage(vs - 1, chunk);
+    if (prev != static_cast<int>(p_.rank)) d = p2p(OpKind::recv, prev, tag(mb, vs - 1, 0), Phase::F, mb, {});
+  } else {
+    d = compute(c_.costs->embedding(true), Phase::F, mb, false, {});
+  }
+  for (int l = first_layer(chunk); l < end_layer(chunk); ++l) d = layer_forward(l, mb, d, Phase::F, false);
+  if (vs == c_.nvs - 1) {
+    compute(c_.costs->logits(BackwardPart::both, true), Phase::F, mb, false, {d});
+  } else {
+    const int next = rank_of_vstage(vs + 1, chunk);
+    if (next != static_cast<int>(p_.rank)) p2p(OpKind::send, next, tag(mb, vs, 0), Phase::F, mb, {d});
+  }
+}
+
+void RankBuilder::backward(int mb, int chunk, bool with_weight) {
+  const int vs = vstage(chunk);
+  const BackwardPart part = c_.split && !with_weight ? BackwardPart::input : BackwardPart::both;
+  uint32_t d = kNone;
+  if (s_.training.recompute == Recompute::full) {
+    uint32_t r = kNone;
+    for (int l = first_layer(chunk); l < end_layer(chunk); ++l)
+      if (layer_has_backward(s_, l)) r = layer_forward(l, mb, r, Phase::B, true);
+    d = r;
+  }
+  if (vs == c_.nvs - 1) {
+    d = compute(c_.costs->logits(part, false), Phase::B, mb, false, {d});
+    if (part == BackwardPart::both && last_mb(mb)) add_grads(kOutput, d);
+  } else {
+    // A gradient crosses a stage boundary only where something below it is trained (finetune.hpp).
+    const int next = rank_of_vstage(vs + 1, chunk);
+    if (next != static_cast<int>(p_.rank) && gradient_enters(s_, end_layer(chunk)))
+      d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
+  }
+  for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
+  if (vs > 0) {
+    const int prev = rank_of_vstage(vs - 1, chunk);
+    if (prev != static_cast<int>(p_.rank) && gradient_enters(s_, first_layer(chunk)))
+      p2p(OpKind::send, prev, tag(mb, vs - 1, 1), Phase::B, mb, {d});
+  } else if (embedding_trained(s_)) {
+    d = compute(c_.costs->embedding(false), Phase::B, mb, false, {d});
+    if (last_mb(mb)) add_grads(kEmbedding, d);
+  }
+}
+
+void RankBuilder::weight_grads(int mb, int chunk) {
+  const int vs = vstage(chunk);
+  if (vs == c_.nvs - 1 && output_trained(s_)) {
+    uint32_t w = compute(c_.costs->logits(BackwardPart::weight, false), Phase::W, mb, false, {});
+    if (last_mb(mb)) add_grads(kOutput, w);
+  }
+  for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {  // trained blocks only
+    const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
+    uint32_t w = kNone;
+    if (mlp.trains()) w = compute(c_.costs->backward(1, is_moe(l), BackwardPart::weight, mlp), Phase::W, mb, false, {});
+    if (attn.trains()) w = compute(c_.costs->backward(0, is_moe(l), BackwardPart::weight, attn), Phase::W, mb, false, {});
+    if (w != kNone && last_mb(mb)) add_grads(l, w);
+  }
+}
+
+}  // namespace plansim::rank_build
