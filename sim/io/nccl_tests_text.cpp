@@ -1,6 +1,5 @@
-// nccl-tests' stdout as printed (format: nccl_tests_reader.hpp). Lines are first freed of launcher prefixes
-// and sorted into one stream per process tag, so that interleaved output of several processes does not mix;
-// each stream is then read line by line.
+// nccl-tests' stdout as printed (format: nccl_tests_reader.hpp): the file's streams, one per process
+// (nccl_tests_streams.hpp), each read line by line.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include "sim/io/checked_number.hpp"
 #include "sim/io/nccl_tests_internal.hpp"
 #include "sim/io/nccl_tests_ops.hpp"
+#include "sim/io/nccl_tests_streams.hpp"
 
 namespace plansim::io {
 
@@ -30,93 +30,6 @@ std::vector<Token> split_tokens(const std::string& line, int first_column) {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s)
-    if (!is_digit(c)) return false;
-  return true;
-}
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// The length of one launcher prefix at the start of `s` (0 if none); `tag` names the process it tags.
-//   OpenMPI --tag-output "[1,0]<stdout>:", Intel MPI -prepend-rank "[0] ", srun --label "0: " / " 12: ",
-//   an ISO 8601 timestamp "2024-05-01T12:00:00.123Z " (kubectl logs --timestamps).
-size_t launcher_prefix(std::string_view s, std::string& tag) {
-  if (!s.empty() && s[0] == '[') {
-    const size_t close = s.find(']');
-    if (close != std::string_view::npos && close > 1 && close <= 24) {
-      const std::string_view inside = s.substr(1, close - 1);
-      bool ok = is_digit(inside.front()) && is_digit(inside.back());
-      for (const char c : inside) ok = ok && (is_digit(c) || c == ',');
-      if (ok) {
-        size_t k = close + 1;
-        const bool stream = starts_with(s.substr(k), "<stdout>") || starts_with(s.substr(k), "<stderr>");
-        if (stream) k += 8;
-        if (k < s.size() && s[k] == ':') ++k;
-        else if (!stream && !(k < s.size() && s[k] == ' ')) return 0;
-        if (k < s.size() && s[k] == ' ') ++k;
-        const size_t comma = inside.rfind(',');
-        tag = std::string(inside.substr(comma == std::string_view::npos ? 0 : comma + 1));
-        return k;
-      }
-    }
-  }
-  size_t k = 0;
-  while (k < s.size() && s[k] == ' ') ++k;
-  size_t d = k;
-  while (d < s.size() && is_digit(s[d])) ++d;
-  if (d > k && d - k <= 7 && d < s.size() && s[d] == ':' && (d + 1 == s.size() || s[d + 1] == ' ')) {
-    tag = std::string(s.substr(k, d - k));
-    return d + 1 < s.size() ? d + 2 : d + 1;
-  }
-  if (s.size() >= 20 && all_digits(s.substr(0, 4)) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && is_digit(s[11])) {
-    const size_t space = s.find(' ');
-    if (space != std::string_view::npos) return space + 1;
-  }
-  return 0;
-}
-
-struct Line {
-  std::string text;  // without prefixes
-  int number = 0;
-  int column = 1;    // the column of text[0] in the file's line
-};
-
-struct Stream {
-  std::string tag;
-  std::vector<Line> lines;
-};
-
-// The file's lines, by process tag, in order of first appearance ("" = untagged).
-std::vector<Stream> demultiplex(const std::string& text) {
-  std::vector<Stream> streams;
-  std::map<std::string, size_t> index;
-  size_t pos = 0;
-  int number = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    ++number;
-    std::string_view line(text.data() + pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string tag, t;
-    size_t cut = 0;
-    for (int i = 0; i < 3; ++i) {
-      const size_t n = launcher_prefix(line.substr(cut), t);
-      if (n == 0) break;
-      cut += n;
-      if (!t.empty()) tag = t;
-    }
-    auto [it, fresh] = index.emplace(tag, streams.size());
-    if (fresh) streams.push_back({tag, {}});
-    streams[it->second].lines.push_back({std::string(line.substr(cut)), number, static_cast<int>(cut) + 1});
-    if (end == text.size()) break;
-    pos = end + 1;
-  }
-  return streams;
-}
-
 enum class Col { size, count, type, redop, root, time, algbw, busbw, wrong, error, timestamp, other };
 
 struct Column {
@@ -130,8 +43,8 @@ class StreamReader {
  public:
   StreamReader(std::string file, std::vector<NcclTestsRun>& runs) : file_(std::move(file)), runs_(runs) {}
 
-  void read(const Stream& s) {
-    for (const Line& l : s.lines) line(l);
+  void read(const ProcessStream& s) {
+    for (const LogLine& l : s.lines) line(l);
     close_run();
   }
 
@@ -140,12 +53,12 @@ class StreamReader {
   std::string algorithm, protocol, nccl_version;
 
  private:
-  [[nodiscard]] SourcePos at(const Line& l, int column = 0) const {
+  [[nodiscard]] SourcePos at(const LogLine& l, int column = 0) const {
     return SourcePos{file_, l.number, column > 0 ? column : 0};
   }
-  [[noreturn]] void fail(const Line& l, int column, const std::string& what) const { throw ConfigError(at(l, column), what); }
+  [[noreturn]] void fail(const LogLine& l, int column, const std::string& what) const { throw ConfigError(at(l, column), what); }
 
-  void line(const Line& l) {
+  void line(const LogLine& l) {
     line_number_ = l.number;
     size_t i = 0;
     while (i < l.text.size() && (l.text[i] == ' ' || l.text[i] == '\t')) ++i;
@@ -182,7 +95,7 @@ class StreamReader {
     }
   }
 
-  void comment(const Line& l, size_t after_hash) {
+  void comment(const LogLine& l, size_t after_hash) {
     const std::string body = l.text.substr(after_hash);
     const int col0 = l.column + static_cast<int>(after_hash);
     const std::vector<Token> toks = split_tokens(body, col0);
@@ -232,7 +145,7 @@ class StreamReader {
   }
 
   // `# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 ...`
-  void header(const Line& l, const std::vector<Token>& toks) {
+  void header(const LogLine& l, const std::vector<Token>& toks) {
     if (run_ && run_->rows.empty())
       fail(l, 0, fmt::format("a second '# nThread' header while the run of line {} has printed no results: two "
                              "processes printing at once (nccl-tests built without MPI=1 runs one test per process; "
@@ -257,14 +170,14 @@ class StreamReader {
       fail(l, toks.front().column, "the header does not read as '# nThread N nGpus N minBytes ...'");
   }
 
-  void require_run(const Line& l, const std::string& what) const {
+  void require_run(const LogLine& l, const std::string& what) const {
     if (!run_)
       fail(l, 0, fmt::format("{} before any '# nThread ... nGpus ...' header: is the start of the log missing?", what));
   }
 
   // `#  Rank  0 Group  0 Pid  12345 on   node-a device  0 [0000:18:00] NVIDIA H100 80GB HBM3`; older
   // releases have no Group, the oldest no Pid.
-  void device(const Line& l, const std::vector<Token>& toks) {
+  void device(const LogLine& l, const std::vector<Token>& toks) {
     require_run(l, "a '#  Rank' device line");
     const char* shape = "a device line must read '#  Rank N [Group N] [Pid N] on HOST device N [BUS] MODEL'";
     NcclTestsDevice d;
@@ -291,7 +204,7 @@ class StreamReader {
   }
 
   // `#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  #wrong [timestamp]`.
-  void column_header(const Line& l, const std::vector<Token>& toks) {
+  void column_header(const LogLine& l, const std::vector<Token>& toks) {
     require_run(l, "the table's column header");
     columns_.clear();
     table_header_line_ = l.number;
@@ -331,7 +244,7 @@ class StreamReader {
   }
 
   // `#  (B)  (elements)  (us)  (GB/s)  (GB/s)  ...`: the time unit.
-  void units(const Line& l, const std::vector<Token>& toks) {
+  void units(const LogLine& l, const std::vector<Token>& toks) {
     for (const auto& t : toks) {
       if (t.text == "(us)") time_scale_us_ = 1.0;
       else if (t.text == "(ms)") time_scale_us_ = 1e3;
@@ -343,14 +256,14 @@ class StreamReader {
     (void)l;
   }
 
-  int64_t integer(const Line& l, const Token& t, const std::string& what, IntRange range) const {
+  int64_t integer(const LogLine& l, const Token& t, const std::string& what, IntRange range) const {
     try {
       return integer_in(t.text, range);
     } catch (const UnitError& e) {
       fail(l, t.column, fmt::format("{} {}", what, e.what()));
     }
   }
-  double real(const Line& l, const Token& t, const std::string& what, RealRange range) const {
+  double real(const LogLine& l, const Token& t, const std::string& what, RealRange range) const {
     try {
       return real_in(t.text, range);
     } catch (const UnitError& e) {
@@ -365,7 +278,7 @@ class StreamReader {
     return n;
   }
 
-  void row(const Line& l, const std::vector<Token>& toks) {
+  void row(const LogLine& l, const std::vector<Token>& toks) {
     const size_t expected = row_width();
     std::string names;
     for (const auto& c : columns_) names += (names.empty() ? "" : " ") + c.name;
@@ -439,7 +352,7 @@ std::vector<NcclTestsRun> parse_nccl_tests_text(const std::string& text, const s
   std::string algorithm, protocol, version;
   std::string first_tag;
   int first_tag_line = 0;
-  for (const Stream& s : demultiplex(text)) {
+  for (const ProcessStream& s : demultiplex(text)) {
     const size_t before = runs.size();
     StreamReader reader(name, runs);
     reader.read(s);
