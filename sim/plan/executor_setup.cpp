@@ -12,13 +12,9 @@ Engine::Engine(const CompiledPlan& plan, const ComputeModel& cm, CommService& co
     : plan_(plan), comm_(comm), sim_(sim), replay_(replay) {
   for (const auto& c : plan.costs) result_.compute_cost.push_back(cm.ops_time(c.kernels));
   slowdown_ = 1 + cm.params().comm_slowdown;
-  size_t total = 0;
-  for (const Program& p : plan.programs) {
-    first_op_.push_back(static_cast<uint32_t>(total));
-    total += p.ops.size();
-  }
-  PLANSIM_ASSERT(total < kMany, "too many ops for 31-bit op indices");
-  first_op_.push_back(static_cast<uint32_t>(total));
+  first_op_ = global_op_offsets(plan);
+  static_assert(kMany == 1U << 31, "global_op_offsets bounds op indices to 31 bits");
+  const uint32_t total = first_op_.back();
   ops_.assign(total, OpState{});
   active_comm_.assign(plan.programs.size(), 0);
   running_.resize(plan.programs.size());

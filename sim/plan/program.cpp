@@ -1,5 +1,7 @@
 #include "sim/plan/program.hpp"
 
+#include "sim/core/assert.hpp"
+
 namespace plansim {
 
 const char* to_string(StreamKind s) {
@@ -23,6 +25,19 @@ const char* to_string(CommOp c) {
     case CommOp::send_recv: return "send_recv";
   }
   return "?";
+}
+
+std::vector<uint32_t> global_op_offsets(const CompiledPlan& plan) {
+  std::vector<uint32_t> first;
+  first.reserve(plan.programs.size() + 1);
+  size_t total = 0;
+  for (const Program& p : plan.programs) {
+    first.push_back(static_cast<uint32_t>(total));
+    total += p.ops.size();
+  }
+  PLANSIM_ASSERT(total < (size_t{1} << 31), "too many ops for 31-bit op indices");
+  first.push_back(static_cast<uint32_t>(total));
+  return first;
 }
 
 }  // namespace plansim

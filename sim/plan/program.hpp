@@ -82,4 +82,9 @@ struct CompiledPlan {
   Dim fold_dim = Dim::tp;
 };
 
+// Every program's ops in one array, rank after rank: element r is program r's first op's index in it,
+// the last element the total. Both the executor and the bound (report/plan_bound.cpp) address ops so.
+// Throws InternalError past 2^31 ops (the executor keeps a flag bit of each 32-bit index).
+std::vector<uint32_t> global_op_offsets(const CompiledPlan& plan);
+
 }  // namespace plansim

@@ -84,13 +84,8 @@ class Evaluator {
   Evaluator(const CompiledPlan& plan, const ComputeModel& cm, TransferBounds& transfers)
       : plan_(plan), transfers_(transfers) {
     for (const auto& c : plan.costs) compute_.push_back(cm.ops_time(c.kernels));
-    size_t total = 0;
-    for (const Program& p : plan.programs) {
-      first_.push_back(static_cast<uint32_t>(total));
-      total += p.ops.size();
-    }
-    PLANSIM_ASSERT(total < kNone, "too many ops for 32-bit op indices");
-    first_.push_back(static_cast<uint32_t>(total));
+    first_ = global_op_offsets(plan);
+    const uint32_t total = first_.back();
     waiting_.assign(total, 0);
     ready_.assign(total, Time::zero());
     end_.assign(total, Time::infinite());
