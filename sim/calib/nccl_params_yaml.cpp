@@ -6,7 +6,7 @@ namespace plansim::calib {
 namespace {
 
 const char* kProtoNames[] = {"LL", "LL128", "Simple"};
-const char* kClassNames[] = {"ring", "tree", "nvls"};
+const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree"};
 const char* kHwNames[] = {"nvlink", "pci", "net"};
 
 std::string per_proto(const NcclModelParams::PerProto& v) { return fmt::format("[{}, {}, {}]", v[0], v[1], v[2]); }
