@@ -155,7 +155,7 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
       for (int h = 0; h < H; ++h) {
         const int p = par[static_cast<size_t>(t)][static_cast<size_t>(h)];
         if (p < 0) continue;
-        children[static_cast<size_t>(p)] = std::max(children[static_cast<size_t>(p)], 0) + 1;
+        ++children[static_cast<size_t>(p)];
         for (int i = 0; i < L; ++i) {
           const GpuId a = ctx.ranks[static_cast<size_t>(hosts[static_cast<size_t>(h)][static_cast<size_t>(i)])];
           const GpuId b = ctx.ranks[static_cast<size_t>(hosts[static_cast<size_t>(p)][static_cast<size_t>(i)])];
