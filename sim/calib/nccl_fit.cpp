@@ -131,6 +131,62 @@ std::pair<const GridPoint*, Latencies> search(const std::vector<GridPoint>& grid
   return {best_g, best_latencies(cases, best_g->model, any_large ? small : use)};
 }
 
+// Across servers the latency the rows < 64 MiB show is fitted as NCCL's per-network-step latency
+// (graph latencyInter: tuning.cc 2.19-2.27 adds it to every inter-server step, twice with Simple, the
+// flush), not as a per-call constant: it is the transport's, so it scales with the steps that cross
+// servers (2 nNodes per ring all-reduce) when the profile predicts another node count. The device
+// latency stays at `start`; the launch floor is scanned as for one server. Grid: 0.5 us over 0-150 us,
+// then 0.05 us around the best; the model times of each grid point are cached per efficiency.
+struct NetLatencyFit {
+  double net_us = 0;
+  double launch = 0;  // seconds
+  std::vector<double> model;  // times at net_us, device latency included
+};
+
+class NetLatencyGrid {
+ public:
+  NetLatencyGrid(const std::vector<Case>& cases, const Topology& topo, NcclModelParams start, std::string key)
+      : cases_(cases), topo_(topo), start_(std::move(start)), key_(std::move(key)) {}
+
+  NetLatencyFit fit(double efficiency, const std::vector<bool>& use) {
+    NetLatencyFit best;
+    double best_sse = INFINITY;
+    auto consider = [&](double net_us) {
+      const std::vector<double>& model = times(efficiency, net_us);
+      Latencies l{start_.device_latency_us * 1e-6, 0};
+      double sse = sse_of(cases_, model, use, l);
+      for (double launch = 1e-6; launch <= 1000e-6 + 1e-12; launch += 1e-6) {  // the floor, as best_latencies
+        const Latencies c{l.device, launch};
+        const double s = sse_of(cases_, model, use, c);
+        if (s < sse - 1e-15) sse = s, l = c;
+      }
+      if (sse < best_sse - 1e-15) best_sse = sse, best = {net_us, l.launch, model};
+    };
+    for (int k = 0; k <= 300; ++k) consider(0.5 * k);
+    const double around = best.net_us;
+    for (int k = -10; k <= 10; ++k)
+      if (k != 0 && around + 0.05 * k >= 0) consider(around + 0.05 * k);
+    for (double& t : best.model) t += start_.device_latency_us * 1e-6;
+    return best;
+  }
+
+ private:
+  const std::vector<double>& times(double efficiency, double net_us) {
+    const auto key = std::make_pair(std::lround(efficiency * 100), std::llround(net_us * 100));
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    NcclModelParams p = start_;
+    set_efficiency(p, key_, efficiency);
+    p.net_latency_us = net_us;
+    return cache_[key] = model_times(cases_, topo_, p);
+  }
+  const std::vector<Case>& cases_;
+  const Topology& topo_;
+  NcclModelParams start_;
+  std::string key_;
+  std::map<std::pair<long, long long>, std::vector<double>> cache_;
+};
+
 }  // namespace
 
 NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclModelParams& start) {
@@ -181,14 +237,53 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     grid.push_back({k / 100.0, model_times(cases, topo, p)});
   }
   const std::vector<bool> all(cases.size(), true);
-  const auto [best_g, lat] = search(grid, cases, all);
-  f.efficiency = best_g->e;
-  f.device_latency_us = lat.device * 1e6;
-  f.launch_overhead_us = lat.launch * 1e6;
+  // Across servers: the latency is the network's per-step one (NetLatencyGrid), fitted on the rows the
+  // per-call latencies would be fitted on (< 64 MiB when there are larger ones).
+  f.fits_net_latency = f.efficiency_key == "network";
+  NetLatencyGrid net_grid(cases, topo, start, f.efficiency_key);
+  auto small_rows = [&](const std::vector<bool>& use) {
+    constexpr double kLarge = 64.0 * 1048576;
+    std::vector<bool> small(use.size(), false);
+    bool any_large = false, any_small = false;
+    for (size_t i = 0; i < cases.size(); ++i) any_large |= use[i] && cases[i].s->size_bytes >= kLarge;
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (use[i] && (!any_large || cases[i].s->size_bytes < kLarge)) small[i] = any_small = true;
+    return std::make_pair(small, any_small);
+  };
+  // A fit on the rows `use`: the efficiency, the latencies and the model times of every case.
+  struct FoldFit {
+    double efficiency = 0, net_us = 0;
+    Latencies lat;
+    std::vector<double> model;  // without the launch floor
+  };
+  auto fit_on = [&](const std::vector<bool>& use) {
+    const auto [g, l] = search(grid, cases, use);
+    FoldFit r{g->e, start.net_latency_us, l, g->model};
+    if (!f.fits_net_latency) return r;
+    const auto [small, any_small] = small_rows(use);
+    r.lat = Latencies{start.device_latency_us * 1e-6, 0};
+    r.model = g->model;
+    for (double& t : r.model) t += r.lat.device;
+    if (!any_small) return r;
+    NetLatencyFit n = net_grid.fit(g->e, small);
+    r.net_us = n.net_us;
+    r.lat.launch = n.launch;
+    r.model = std::move(n.model);
+    return r;
+  };
+  auto predicted_by = [&](const FoldFit& r, size_t i) {
+    return f.fits_net_latency ? std::max(r.lat.launch, r.model[i]) : predicted(r.model[i], r.lat);
+  };
+  const FoldFit best = fit_on(all);
+  f.efficiency = best.efficiency;
+  f.device_latency_us = best.lat.device * 1e6;
+  f.launch_overhead_us = best.lat.launch * 1e6;
+  f.net_latency_us = best.net_us;
   f.params = start;
   set_efficiency(f.params, f.efficiency_key, f.efficiency);
   f.params.device_latency_us = f.device_latency_us;
   f.params.launch_overhead_us = f.launch_overhead_us;
+  f.params.net_latency_us = f.net_latency_us;
 
   // Leave-one-out folds: by file when there are several, else by sample.
   std::map<std::string, std::vector<size_t>> folds;
@@ -200,24 +295,29 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
   }
   f.residuals.resize(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
-    f.residuals[i] = {cases[i].s, predicted(best_g->model[i], lat), 0};
-    if (lat.launch > best_g->model[i] + lat.device) ++f.launch_bound_rows;
+    f.residuals[i] = {cases[i].s, predicted_by(best, i), 0};
+    const double device = f.fits_net_latency ? 0.0 : best.lat.device;
+    if (best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
   }
   for (const auto& [name, members] : folds) {
     std::vector<bool> use(cases.size(), true);
     for (size_t i : members) use[i] = false;
     if (std::none_of(use.begin(), use.end(), [](bool b) { return b; })) continue;
-    const auto [g, l] = search(grid, cases, use);
-    for (size_t i : members) f.residuals[i].loo_predicted_s = predicted(g->model[i], l);
+    const FoldFit r = fit_on(use);
+    for (size_t i : members) f.residuals[i].loo_predicted_s = predicted_by(r, i);
   }
   return f;
 }
 
 std::string format_nccl_fit(const NcclFit& f) {
   std::string t = fmt::format(
-      "# NCCL model fit: {} efficiency {:.2f}, device latency {:.2f} us, launch overhead {:.2f} us ({}) "
+      "# NCCL model fit: {} efficiency {:.2f}, {} {:.2f} us, launch overhead {:.2f} us ({}) "
       "(leave-one-out by {})\n",
-      f.efficiency_key, f.efficiency, f.device_latency_us, f.launch_overhead_us,
+      f.efficiency_key, f.efficiency,
+      f.fits_net_latency ? fmt::format("network step latency (net_latency) {:.2f} us, device latency (not fitted)",
+                                       f.net_latency_us)
+                         : std::string("device latency"),
+      f.device_latency_us, f.launch_overhead_us,
       f.launch_bound_rows > 0 ? fmt::format("the floor of {} rows", f.launch_bound_rows)
                               : std::string("binds no row: not identified"),
       f.loo_by);

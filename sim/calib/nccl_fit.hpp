@@ -9,6 +9,9 @@
 //     launch floor L, predicted t = max(L, t_model + x), least squares of the relative residuals on a
 //     grid. nccl-tests tables identify L where their small sizes sit on a flat floor (host-bound) and x
 //     from the rows above it; L stays 0 ("not identified") when no floor binds.
+//   When the groups span servers the latency fitted is instead NCCL's per-network-step latency
+//   (net_latency: tuning.cc's graph latencyInter, paid on each of the 2 nNodes network steps of a ring
+//   all-reduce, twice with Simple), which scales with the node count; the device latency stays at `start`.
 //   When some rows are >= 64 MiB, the efficiency is chosen on those rows alone (the bandwidth plateau,
 //   with the best additive latency) and the latencies then on the rows below 64 MiB (none: left at 0).
 // Every other parameter stays at `start` (NCCL's tuning.cc constants, or the profile given). Residuals
@@ -35,6 +38,10 @@ struct NcclFit {
   double efficiency = 0;
   double device_latency_us = 0;
   double launch_overhead_us = 0;
+  // Groups spanning servers: the latency is fitted as NCCL's per-network-step latency (graph
+  // latencyInter, profile key net_latency), the device latency kept at the start profile's.
+  bool fits_net_latency = false;
+  double net_latency_us = 0;
   int launch_bound_rows = 0;       // rows whose prediction is the launch floor (0: L not identified)
   std::vector<NcclFitResidual> residuals;
   std::string loo_by;              // "file" or "sample"

@@ -6,7 +6,7 @@ namespace plansim::calib {
 namespace {
 
 const char* kProtoNames[] = {"LL", "LL128", "Simple"};
-const char* kClassNames[] = {"ring", "tree", "nvls"};
+const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree"};
 const char* kHwNames[] = {"nvlink", "pci", "net"};
 
 std::string per_proto(const NcclModelParams::PerProto& v) { return fmt::format("[{}, {}, {}]", v[0], v[1], v[2]); }
@@ -57,7 +57,7 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   if (!chunk.empty()) y += "  pipeline_chunk:\n" + chunk;
   y += fmt::format("  device_latency: {:.2f} us\n", p.device_latency_us);
   y += fmt::format("  launch_overhead: {:.2f} us\n", p.launch_overhead_us);
-  if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {} us\n", p.net_latency_us);
+  if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {:.2f} us\n", p.net_latency_us);
   if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
   if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())
     y += "  base_latency_us:\n" + b;

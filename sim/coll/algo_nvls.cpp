@@ -19,9 +19,7 @@
 #include "sim/core/assert.hpp"
 
 namespace plansim {
-namespace {
 
-// NVLS-capable switches directly connected to every GPU of the group, in node-id order.
 std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const GpuId> ranks) {
   std::vector<NodeId> out;
   if (ranks.empty()) return out;
@@ -38,6 +36,8 @@ std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const G
   }
   return out;
 }
+
+namespace {
 
 class NvlsAlgorithm final : public CollectiveAlgorithm {
  public:

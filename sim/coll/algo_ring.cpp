@@ -84,8 +84,13 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     }
     if (ctx.op != CollOp::all_gather) ph.reduce_bytes_per_gpu = ctx.bytes * (static_cast<double>(n - 1) / n);
     plan.phases.push_back(std::move(ph));
+    // Network steps as NCCL's tuner counts them (src/graph/tuning.cc ncclTopoTuneModel, NCCL 2.19-2.27):
+    // nInterSteps = allreduce ? (nNodes > 1 ? 2 * nNodes : 0) : nNodes - 1. An all-reduce's 2(n-1) steps
+    // go round the ring twice, and each round crosses every server boundary, nNodes of them (the ring
+    // closes back to the first server); 2.18 and earlier counted 2(nNodes - 1). All-gather and
+    // reduce-scatter (one round of n - 1 steps) keep nNodes - 1.
     const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
-    plan.steps_inter = (twice ? 2 : 1) * (nodes - 1);
+    plan.steps_inter = nodes <= 1 ? 0 : twice ? 2 * nodes : nodes - 1;
     plan.steps_intra = steps - plan.steps_inter;
     plan.ring_plateau = twice && nodes > 1;
     plan.channel_capped = true;

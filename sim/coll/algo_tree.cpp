@@ -45,6 +45,12 @@ std::vector<int> depths(const std::vector<int>& par) {
   return d;
 }
 
+}  // namespace
+
+std::vector<int> nccl_dtree_parents(int n, int which) { return tree_parents(n, which, 0); }
+
+namespace {
+
 class TreeAlgorithm final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "tree"; }

@@ -17,7 +17,7 @@
 namespace plansim {
 
 // Which of NCCL's latency families the algorithm's software/hardware latencies follow (nccl_model.hpp).
-enum class LatencyClass { ring, tree, nvls };
+enum class LatencyClass { ring, tree, nvls, nvls_tree };
 
 struct LoweringContext {
   const Topology* topo = nullptr;
@@ -44,7 +44,7 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual ChunkSchedule expand(CollOp op, const GroupShape& g) const = 0;
   // Timing plan; the default lowers expand() step by step (step-synchronous algorithms).
   [[nodiscard]] virtual FlowPlan lower(const LoweringContext& ctx) const;
-  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, chain, direct, send_recv);
+  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, chain, direct, send_recv);
   // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
   [[nodiscard]] virtual bool in_auto() const { return true; }
   // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
@@ -83,5 +83,8 @@ ChunkStep& step_at(ChunkSchedule& s, size_t index);
 // Its `steps` still count for the per-hop latency.
 PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes bytes, int steps);
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
+// Parent of each of 0..n-1 (-1 at the root) in tree `which` (0 or 1) of NCCL's double binary tree
+// (ncclGetBtree / ncclGetDtree shapes, algo_tree.cpp).
+std::vector<int> nccl_dtree_parents(int n, int which);
 
 }  // namespace plansim

@@ -30,6 +30,10 @@ struct PlannedFlow {
   // costs the flow that many bytes; pipeline_steps / step_bytes are then unused).
   int nvls_heads = 0;
   Bytes nvls_call_bytes;
+  // NVLS-Tree (algo_nvls_tree.cpp): the call spans this many levels of the tree over servers (0 = one-node
+  // NVLS); its chunk and fill are NVLS-Tree's (nvls_pipeline.hpp nvls_tree_*).
+  int nvls_tree_levels = 0;
+  int nvls_tree_nodes = 0;
 };
 
 struct PlannedPhase {

@@ -117,7 +117,11 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
   if (f.nvls_heads > 0 && f.nvls_call_bytes.value() > 0) {  // NCCL's NVLS chunking (nvls_pipeline.hpp)
     const double share = f.bytes.value() / f.nvls_call_bytes.value();
-    const double fill = nvls_fill_bytes(m, f.nvls_call_bytes, f.nvls_heads).value() * share;
+    const double fill = (f.nvls_tree_levels > 0 ? nvls_tree_fill_bytes(m, f.nvls_call_bytes, f.nvls_heads,
+                                                                       f.nvls_tree_nodes, f.nvls_tree_levels)
+                                                : nvls_fill_bytes(m, f.nvls_call_bytes, f.nvls_heads))
+                             .value() *
+                         share;
     return Bytes((f.bytes.value() + fill) / flow_efficiency(m, p, topo, f));
   }
   const double chunk = std::min(m.pipeline_chunk_bytes[static_cast<size_t>(p)], f.step_bytes.value());

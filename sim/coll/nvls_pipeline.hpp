@@ -28,4 +28,17 @@ Bytes nvls_loop_bytes(const NcclModelParams& m, Bytes call, int heads);
 // min(call, loop bytes). 0 when the chunk or the channels are 0 (NcclModelParams::ideal()).
 Bytes nvls_fill_bytes(const NcclModelParams& m, Bytes call, int heads);
 
+// NVLS-Tree (multi-node NVLS all-reduce, algo_nvls_tree.cpp). Its chunk is calcCollChunking's NVLS_TREE
+// branch (src/enqueue.cc, NCCL 2.22-2.23): nvlsChunkSize (128 KiB), at most 64 KiB on 4 servers or more
+// (NCCL_NVLSTREE_MAX_CHUNKSIZE default), then 256 / 128 / 64 / 32 KiB below 32 / 16 / 4 / 1 x
+// concurrentOps x chunk bytes (concurrentOps = nvlsChannels x nHeads, the channels all used at every size).
+Bytes nvls_tree_chunk_bytes(const NcclModelParams& m, Bytes call, int heads, int nodes);
+// Its fill: a chunk crosses the one-node stages (scatter, switch reduce, multicast + gather) and, between
+// the switch reduce and the multicast, `levels` network hops up the tree over servers and `levels` down
+// (src/device/all_reduce.h RunWorkColl<AllReduce, NVLS_TREE, Simple>: the reduce warps send the
+// switch-reduced chunk to the tree parent, the broadcast warps receive it from the parent before the
+// multimem store), so (nvls_pipeline_stages + 2 levels - 1) loops of nvls_channels x heads x chunk (each at
+// most the call). The stage count is this model's reading of the kernel's structure, not an NCCL constant.
+Bytes nvls_tree_fill_bytes(const NcclModelParams& m, Bytes call, int heads, int nodes, int levels);
+
 }  // namespace plansim

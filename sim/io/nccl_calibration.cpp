@@ -25,8 +25,8 @@ void read_per_proto(const YamlFile& f, const YAML::Node& n, const std::string& k
 
 void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& what, NcclModelParams::PerClass& out) {
   MapReader m(f, n, what);
-  const char* names[] = {"ring", "tree", "nvls"};
-  for (size_t c = 0; c < 3; ++c)
+  const char* names[] = {"ring", "tree", "nvls", "nvls_tree"};
+  for (size_t c = 0; c < 4; ++c)
     if (YAML::Node v = m.get(names[c])) read_per_proto(f, v, names[c], out[c]);
   m.finish();
 }

@@ -28,16 +28,18 @@ calib::Measurements synthetic(const Topology& topo, const NcclModelParams& truth
 }
 }  // namespace
 
-TEST_CASE("nccl fit: recovers the network efficiency and device latency that made the data", "[calib][coll]") {
+TEST_CASE("nccl fit: across servers it recovers the network efficiency and NCCL's per-network-step latency", "[calib][coll]") {
   const Topology topo = test::cluster_topology(2, 4);
   NcclModelParams truth;
   truth.network_efficiency = 0.7;
-  truth.device_latency_us = 12.0;
+  truth.net_latency_us = 12.0;  // the net plugin's latency (tuning.cc latencyInter), per network step
   const calib::Measurements m = synthetic(topo, truth, 8, "a.json");
   const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
   CHECK(f.efficiency_key == "network");
+  CHECK(f.fits_net_latency);
   CHECK(f.efficiency == Approx(0.7));
-  CHECK(f.device_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.net_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.device_latency_us == 0);  // not fitted across servers: the start profile's
   CHECK(f.launch_overhead_us == 0);  // no floor in the data: not identified, left at 0
   CHECK(f.launch_bound_rows == 0);
   CHECK(f.loo_by == "sample");
@@ -46,7 +48,31 @@ TEST_CASE("nccl fit: recovers the network efficiency and device latency that mad
     CHECK(r.loo_predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
   }
   const std::string yaml = calib::nccl_fit_profile_yaml(f, m, "t.yaml", {"H100"});
-  CHECK_THAT(yaml, Catch::Contains("network: 0.70") && Catch::Contains("device_latency: 12.0"));
+  CHECK_THAT(yaml, Catch::Contains("network: 0.70") && Catch::Contains("net_latency: 12.0") &&
+                       Catch::Contains("device_latency: 0.00"));
+}
+
+TEST_CASE("nccl fit: a network step latency fitted on 2 servers predicts 4 (it scales with the 2 nNodes steps)", "[calib][coll]") {
+  NcclModelParams truth;
+  truth.network_efficiency = 0.8;
+  truth.net_latency_us = 20.0;
+  const Topology two = test::cluster_topology(2, 4);
+  const calib::NcclFit f = calib::fit_nccl_model(synthetic(two, truth, 8, "a.json"), two, NcclModelParams{});
+  REQUIRE(f.net_latency_us == Approx(20.0).margin(0.05));
+  const Topology four = test::cluster_topology(4, 4);
+  for (double s : {1048576.0, 16.0 * 1048576}) {
+    const double want = measure_collective(four, truth, CollOp::all_reduce, 16, Bytes(s)).time.seconds();
+    CHECK(measure_collective(four, f.params, CollOp::all_reduce, 16, Bytes(s)).time.seconds() ==
+          Approx(want).epsilon(2e-3));
+  }
+  // A per-call constant fitted to the same 2-server rows would not: 4 servers have 8 network steps, not 4.
+  NcclModelParams as_device = f.params;
+  as_device.net_latency_us = 0;
+  as_device.device_latency_us =
+      (measure_collective(two, f.params, CollOp::all_reduce, 8, Bytes(1048576)).time -
+       measure_collective(two, as_device, CollOp::all_reduce, 8, Bytes(1048576)).time).micros();
+  CHECK(measure_collective(four, as_device, CollOp::all_reduce, 16, Bytes(1048576)).time.seconds() <
+        0.9 * measure_collective(four, truth, CollOp::all_reduce, 16, Bytes(1048576)).time.seconds());
 }
 
 TEST_CASE("nccl fit: one group inside an NVLink server fits the NVLink efficiency; folds by file", "[calib][coll]") {

@@ -40,6 +40,12 @@ TEST_CASE("lowering: per-link bytes of the flow plan equal the expansion's", "[c
           const double chunk = s.chunk_bytes(S.value());
           for (const ChunkStep& st : s.steps)
             for (const ChunkXfer& x : st.xfers) {
+              if (x.src < s.num_ranks && x.dst < s.num_ranks) {  // rank to rank (NVLS-Tree across servers)
+                std::vector<LinkId> route;
+                append_route(topo, ranks[static_cast<size_t>(x.src)], ranks[static_cast<size_t>(x.dst)], route);
+                for (LinkId l : route) want[l.index()] += chunk;
+                continue;
+              }
               const bool up = x.src < s.num_ranks;
               const GpuId r = ranks[static_cast<size_t>(up ? x.src : x.dst)];
               for (LinkId l : topo.out_links(topo.gpu_node(r)))

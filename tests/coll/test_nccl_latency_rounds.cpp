@@ -90,8 +90,8 @@ TEST_CASE("latency rounds: a multi-server Simple ring pays its steps once, x NCC
   const Topology topo = test::cluster_topology(2, 4);
   const FlowPlan plan = ring_plan(topo, 8, 64.0 * 1048576);
   REQUIRE(plan.ring_plateau);
-  REQUIRE(plan.steps_inter == 2);  // 2 (nNodes - 1)
-  REQUIRE(plan.steps_intra == 12);
+  REQUIRE(plan.steps_inter == 4);  // 2 nNodes (tuning.cc 2.19-2.27)
+  REQUIRE(plan.steps_intra == 10);
   CHECK(NcclModelParams{}.ring_plateau_factor == 1.4);  // tuning.cc: minCompCap < 80 ? 1.9 : 1.4
   NcclModelParams m = step_latency_only(0.5, 1.5, 3.0);
   m.hw_latency_us[static_cast<size_t>(HwKind::net)][static_cast<size_t>(LatencyClass::ring)] = {2.0, 4.0, 14.0};
@@ -100,9 +100,9 @@ TEST_CASE("latency rounds: a multi-server Simple ring pays its steps once, x NCC
   // The plateau factor is NCCL's charge for the Simple ring's extra latency across servers: no second round.
   CHECK(latency_rounds(m, Protocol::simple, plan, HwKind::nvlink) == 1);
   CHECK(software_latency(m, LatencyClass::ring, Protocol::simple, plan, HwKind::nvlink).micros() ==
-        Approx((12 * 3.0 + 2 * 14.0) * 1.4));
+        Approx((10 * 3.0 + 4 * 14.0) * 1.4));
   CHECK(software_latency(m, LatencyClass::ring, Protocol::ll128, plan, HwKind::nvlink).micros() ==
-        Approx(12 * 1.5 + 2 * 4.0));
+        Approx(10 * 1.5 + 4 * 4.0));
 }
 
 TEST_CASE("ring route latency: a slice crosses each hop steps / m times (sum of the hops, not the slowest x steps)", "[coll]") {

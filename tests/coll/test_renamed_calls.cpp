@@ -174,10 +174,15 @@ TEST_CASE("renamed collectives: renamed_links gives the prepared call's renaming
   const Topology tree = testing::small_fat_tree();
   for (const CollOp op : {CollOp::all_reduce, CollOp::all_gather, CollOp::reduce_scatter})
     for (const double bytes : {8.0, 256e6}) {
-      // One rank per server, as a pipeline group; two per server; a whole server; a hashed fabric.
+      // One rank per server, as a pipeline group; two per server; 2 + 2 across DGX servers; a hashed fabric.
       for (const Tally t : {check_groups(llama, op, 4, 16, 3, bytes), check_groups(llama, op, 4, 4, 5, bytes),
-                            check_groups(dgx, op, 8, 1, 4, bytes), check_groups(tree, op, 4, 4, 1, bytes)})
+                            check_groups(dgx, op, 4, 1, 2, bytes), check_groups(tree, op, 4, 4, 1, bytes)})
         CHECK(t.renamed > 0);
+      // A whole DGX server, or 4 + 4 GPUs of two: an all-reduce there may run NVLS / NVLS-Tree, which read
+      // the switches (not routes), so it is never renamed; all-gather / reduce-scatter are.
+      const Tally whole = check_groups(dgx, op, 8, 1, 4, bytes);
+      if (op == CollOp::all_reduce) CHECK(whole.renamed == 0);
+      else CHECK(whole.renamed > 0);
       CHECK(check_groups(llama, op, 4, 4, 5, bytes).refused > 0);  // servers shared differently
     }
   // NVLS applies inside an NVL72 domain: never renamed (its switch reads are not routes).

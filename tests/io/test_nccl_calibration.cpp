@@ -17,6 +17,19 @@ TEST_CASE("nccl calibration: keys override defaults, the rest stay", "[io][coll]
   CHECK(p.hw_latency_us[0][0][2] == NcclModelParams{}.hw_latency_us[0][0][2]);
 }
 
+TEST_CASE("nccl calibration: NVLS-Tree has its own latency row (nvls_tree)", "[io][coll]") {
+  const auto p = io::parse_nccl_calibration("hw_latency_us:\n  net:\n    nvls_tree: [-1, -1, 20]\n", "cal.yaml");
+  CHECK(p.hw_latency_us[2][static_cast<size_t>(LatencyClass::nvls_tree)][2] == 20.0);
+  CHECK(NcclModelParams{}.hw_latency_us[2][static_cast<size_t>(LatencyClass::nvls_tree)][2] == 14.0);  // tuning.cc
+  CHECK(NcclModelParams{}.hw_latency_us[0][static_cast<size_t>(LatencyClass::nvls_tree)][2] == 23.0);
+  try {
+    (void)io::parse_nccl_calibration("hw_latency_us:\n  net:\n    nvlstree: [-1, -1, 20]\n", "cal.yaml");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("cal.yaml:3:5") && Catch::Contains("nvls_tree"));
+  }
+}
+
 TEST_CASE("nccl calibration: channels, per-channel caps, LL's cap and the pipeline depth", "[io][coll]") {
   const auto p = io::parse_nccl_calibration(
       "nccl_channels: 24\nchannel_cap:\n  LL128: 20 GB/s\nll_max: 87.7 GB/s\npipeline_depth: 4\n", "cal.yaml");
