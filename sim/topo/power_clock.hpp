@@ -1,7 +1,8 @@
 #pragma once
 // The tensor-core clock a GPU sustains under a board power limit below its rated TDP (README "Power
 // limit"). A GPU's published dense peaks assume the clock its tensor cores hold at the rated board
-// power (the H100 whitepaper's "1.83 GHz (low precision)" at 700 W, below the 1.98 GHz maximum boost);
+// power (H100 SXM: 989.4 TFLOP/s = 540,672 FLOP/clock at 1.83 GHz "(low precision)" at 700 W, below the
+// 1.98 GHz "(high precision)" clock; glennklockwood.com/garden/processors/h100, from NVIDIA's Hopper whitepaper);
 // a lower limit (`nvidia-smi -pl`, e.g. Meta's Grand Teton H100s at 500 W) makes the firmware lower the
 // clock until the board draws no more than the limit. Dynamic power is C·V²·f with the voltage rising
 // with the clock, so power grows as a power of the clock; this model holds
