@@ -7,8 +7,9 @@
 // clock until the board draws no more than the limit. Dynamic power is C·V²·f with the voltage rising
 // with the clock, so power grows as a power of the clock; this model holds
 //     f(limit) / f(tdp) = (limit / tdp)^kPowerClockExponent      (limit <= tdp)
-// with the exponent taken from two GH100 boards NVIDIA rates at different powers with the same 132 SMs
-// (NVIDIA H100 datasheet, H100 SXM vs H100 NVL): SXM 700 W, 989.4 dense BF16 TFLOP/s (1,979 with
+// with the exponent taken from two GH100 boards NVIDIA rates at different powers, both with 132 SMs /
+// 16,896 CUDA cores per GPU (NVIDIA H100 datasheet, H100 SXM vs H100 NVL; the NVL's core count as spec
+// aggregators such as gpu.blog list it): SXM 700 W, 989.4 dense BF16 TFLOP/s (1,979 with
 // sparsity); NVL 400 W, 835.5 (1,671 with sparsity), so 835.5 / 989.4 = (400 / 700)^α gives α = 0.3021.
 // (The textbook cube law, V ∝ f so P ∝ f³, gives 1/3: at 500 of 700 W 0.894 instead of 0.903.)
 // torchtitan's Grand Teton benchmark (benchmarks/llama3_h100_202412_torchtitan.md, footnote 2) states
@@ -17,7 +18,8 @@
 
 namespace plansim {
 
-// ln(835.5 / 989.4) / ln(400 / 700), the H100 NVL / SXM datasheet pair above.
+// ln(835.5 / 989.4) / ln(400 / 700), the H100 NVL / SXM datasheet pair above. Used for every GPU: no such
+// pair of ratings is held for the others.
 inline constexpr double kPowerClockExponent = 0.3021;
 
 // Sustained tensor-core clock at `limit_watts` relative to the clock at `tdp_watts`: 1 when either is
