@@ -26,6 +26,9 @@ std::string text_report(const Topology& t, const TopologySummary& s) {
   for (const auto& [d, r] : g.peak_dense) peaks += fmt::format("{}{} {:.1f} TFLOP/s", peaks.empty() ? "" : ", ", to_string(d), r.value() / 1e12);
   o += fmt::format("GPU {}: dense peak {}; memory {:.0f} GiB at {}; {} SMs\n", g.model, peaks,
                    g.hbm_capacity.value() / 1073741824.0, gbps(g.hbm_bandwidth), g.sm_count > 0 ? std::to_string(g.sm_count) : "unknown");
+  if (g.power_limit_watts > 0)
+    o += fmt::format("power limit {:g} W of the GPU's {:g} W TDP: tensor cores at {:.3f} of the peak clock (README \"Power limit\")\n",
+                     g.power_limit_watts, g.tdp_watts, g.power_clock_factor());
   o += "per-GPU bandwidth, per direction:\n";
   for (const auto& b : s.per_gpu) o += fmt::format("  {:<14} {:>12}   {}\n", b.tier, gbps(b.per_gpu), b.how);
   if (!s.oversubscription.empty()) {
@@ -61,6 +64,11 @@ nlohmann::json json_report(const Topology& t, const TopologySummary& s) {
   j["gpu"] = {{"model", g.model}, {"memory_bytes", g.hbm_capacity.value()}, {"memory_bandwidth_GBps", g.hbm_bandwidth.value() / 1e9},
               {"sm_count", g.sm_count}};
   for (const auto& [d, r] : g.peak_dense) j["gpu"]["peak_dense_TFLOPs"][to_string(d)] = r.value() / 1e12;
+  if (g.power_limit_watts > 0) {
+    j["gpu"]["tdp_watts"] = g.tdp_watts;
+    j["gpu"]["power_limit_watts"] = g.power_limit_watts;
+    j["gpu"]["power_clock_factor"] = g.power_clock_factor();
+  }
   j["per_gpu_bandwidth_GBps"] = json::array();
   for (const auto& b : s.per_gpu) j["per_gpu_bandwidth_GBps"].push_back({{"tier", b.tier}, {"GBps", b.per_gpu.value() / 1e9}, {"how", b.how}});
   j["oversubscription"] = json::array();

@@ -52,6 +52,7 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   p.sm_count = gpu.sm_count;
   p.dtype = dtype;
   p.hbm = gpu.hbm_bandwidth;
+  p.power_clock_factor = gpu.power_clock_factor();
   return p;
 }
 
@@ -148,14 +149,14 @@ double ComputeModel::gemm_seconds_at(const GemmDims& d, double sm_rate) const {
 
 double ComputeModel::gemm_seconds(const GemmDims& d, double rate_scale) const {
   const double fp8 = p_.dtype == DType::fp8 ? p_.fp8_gemm_factor : 1.0;
-  return gemm_seconds_at(d, sm_rate_ * p_.sustained_factor * fp8 * rate_scale);
+  return gemm_seconds_at(d, sm_rate_ * flop_factor() * fp8 * rate_scale);
 }
 
 Time ComputeModel::op_time(const OpCost& op) const {
   double flop_s = 0;
   const double work = op.executed_flops();
   if (work > 0) {
-    const double sustained = p_.matmul.value() * p_.sustained_factor;
+    const double sustained = p_.matmul.value() * flop_factor();
     if (op.cls == OpClass::gemm && op.dims.flops() > 0) {
       GemmDims d = op.dims;
       double scale = 1;
@@ -173,7 +174,7 @@ Time ComputeModel::op_time(const OpCost& op) const {
       flop_s = op.score_products * gemm_seconds(sc, scale) +
                op.value_products * gemm_seconds(GemmDims{sc.m, sc.k, sc.n, sc.batch}, scale);
     } else if (op.cls == OpClass::attention) {
-      flop_s = work / (p_.attention_matmul.value() * p_.sustained_factor * p_.attention_efficiency);
+      flop_s = work / (p_.attention_matmul.value() * flop_factor() * p_.attention_efficiency);
     } else {
       flop_s = work / sustained;
     }

@@ -31,7 +31,7 @@
 // Achievable Matmul FLOPS", stas00/ml-engineering hardware table): it is chosen so that the model
 // times the shape MAMF was measured on (`mamf_shape`) at exactly MAMF. A training step then runs at
 // `sustained_factor` of that (power and clock limits, NCCL kernels sharing the GPU; MAMF is an
-// isolated best case); flash attention at attention_efficiency · sustained_factor · MAMF (materialised
+// isolated best case), times `power_clock_factor` where the GPU runs below its rated power; flash attention at attention_efficiency · sustained_factor · MAMF (materialised
 // attention's products are cuBLAS batched GEMMs, timed by shape like any GEMM); MoE expert GEMMs
 // are grouped GEMMs over the local experts, at grouped_gemm_efficiency of the dense rate, with the
 // busiest expert-parallel rank's tokens = moe_load_imbalance × the mean where routing is dropless.
@@ -67,6 +67,10 @@ struct ComputeParams {
   Time gemm_tile_latency = Time::zero();
   double gemm_feed_ratio = 1.0;
   double sustained_factor = 1.0;
+  // The tensor-core clock under the topology's power limit relative to the TDP's (GpuSpec::
+  // power_clock_factor, sim/topo/power_clock.hpp; 1 uncapped): scales every FLOP rate beside
+  // sustained_factor, not the HBM bandwidth. Not a `compute:` key: it follows from `node.power_limit`.
+  double power_clock_factor = 1.0;
   // fp8 GEMMs keep a further fraction of the fp8 MAMF in training (1 for other dtypes): the MAMF burst
   // is measured below the power limit that twice the bf16 rate reaches, and Transformer Engine casts and
   // scales every operand (amax, transposes) around each fp8 GEMM.
@@ -107,6 +111,8 @@ class ComputeModel {
 
  private:
   [[nodiscard]] double gemm_seconds_at(const GemmDims& d, double sm_rate) const;
+  // Fraction of the MAMF-anchored FLOP rates a training step runs at: sustained × power-limited clock.
+  [[nodiscard]] double flop_factor() const { return p_.sustained_factor * p_.power_clock_factor; }
   ComputeParams p_;
   double sm_rate_ = 0;
 };

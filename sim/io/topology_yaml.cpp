@@ -58,6 +58,7 @@ GpuSpec read_gpu(const YamlFile& file, const YAML::Node& n) {
   g.hbm_capacity = m.positive_bytes("memory");
   g.hbm_bandwidth = m.positive_rate("memory_bandwidth");
   if (m.has("sm_count")) g.sm_count = m.positive_int("sm_count", 1'000'000);
+  if (m.has("tdp")) g.tdp_watts = m.watts("tdp");
   m.finish();
   return g;
 }
@@ -152,6 +153,17 @@ NodeSpec read_node(const YamlFile& file, const YAML::Node& n) {
   NodeSpec s;
   s.gpu = read_gpu(file, m.require("gpu"));
   s.gpus = m.positive_int("gpus", limits::kMaxGpusPerServer);
+  // The board power limit the GPUs run under (`nvidia-smi -pl`; README "Power limit").
+  if (m.has("power_limit")) {
+    const double w = m.watts("power_limit");
+    if (!(s.gpu.tdp_watts > 0))
+      m.fail(m.get("power_limit"), fmt::format("'power_limit' needs the GPU's rated power: GPU '{}' has no TDP (give "
+                                               "'tdp' in its inline definition)", s.gpu.model));
+    if (w > s.gpu.tdp_watts)
+      m.fail(m.get("power_limit"), fmt::format("'power_limit' ({} W) is above the TDP of GPU '{}' ({} W): the "
+                                               "clock cannot rise past the one its peaks assume", w, s.gpu.model, s.gpu.tdp_watts));
+    s.gpu.power_limit_watts = w;
+  }
   if (YAML::Node nv = m.get("nvswitch")) s.nvswitch = read_nvswitch(file, nv);
   s.pcie = read_pcie(file, m.require("pcie"), s.gpus);
   if (YAML::Node nics = m.get("nics")) s.nics = read_nics(file, nics, s.gpus);

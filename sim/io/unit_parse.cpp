@@ -20,7 +20,8 @@ struct Split {
 };
 
 const char* example_of(std::string_view what) {
-  return what == "size" ? "'80 GiB'" : what == "rate" ? "'400 Gb/s'" : what == "time" ? "'1.5 us'" : "'312 TFLOP/s'";
+  return what == "size" ? "'80 GiB'" : what == "rate" ? "'400 Gb/s'" : what == "time" ? "'1.5 us'"
+         : what == "power" ? "'500 W'" : "'312 TFLOP/s'";
 }
 
 // Splits "  1.5 GiB/s " into 1.5 and "GiB/s". Throws on a missing, malformed or non-finite number.
@@ -145,6 +146,17 @@ Flops parse_flops(std::string_view text) {
     }
   }
   throw UnitError(fmt::format("flop count '{}' needs a unit like '3.1e21 FLOP'", text));
+}
+
+double parse_watts(std::string_view text) {
+  Split s = split_number(text, "power");
+  double m = 0;
+  if (s.unit == "W") m = 1;
+  else if (s.unit == "kW") m = 1e3;
+  else throw UnitError(fmt::format("power '{}' needs a unit: W or kW, like '500 W'", text));
+  const double w = s.number * m;
+  if (!(w >= 1 && w <= 1e6)) throw UnitError(fmt::format("power '{}' is out of range: power must be from 1 W to 1 MW", text));
+  return w;
 }
 
 std::string format_bytes(Bytes b) {

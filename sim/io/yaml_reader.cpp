@@ -242,6 +242,11 @@ FlopRate MapReader::positive_flop_rate(const std::string& key) {
   return r;
 }
 
+double MapReader::watts(const std::string& key) {
+  YAML::Node n = require(key);
+  return parse_unit<double>(*this, n, key, parse_watts);
+}
+
 std::string MapReader::choice(const std::string& key, const std::vector<std::string>& allowed) {
   YAML::Node n = require(key);
   std::string v = scalar<std::string>(n, key);

@@ -89,6 +89,7 @@ class MapReader {
   Time time(const std::string& key);  // zero allowed
   Time time_or(const std::string& key, Time fallback);
   FlopRate positive_flop_rate(const std::string& key);
+  double watts(const std::string& key);  // "500 W", 1 W to 1 MW
   // One of a fixed set of words; the error lists them.
   std::string choice(const std::string& key, const std::vector<std::string>& allowed);
   std::string choice_or(const std::string& key, const std::vector<std::string>& allowed, std::string fallback);

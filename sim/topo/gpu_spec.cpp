@@ -1,6 +1,7 @@
 #include "sim/topo/gpu_spec.hpp"
 
 #include "sim/core/assert.hpp"
+#include "sim/topo/power_clock.hpp"
 
 namespace plansim {
 
@@ -40,5 +41,7 @@ FlopRate GpuSpec::peak(DType d) const {
   PLANSIM_ASSERT(it != peak_dense.end(), "GPU " + model + " has no peak for " + to_string(d));
   return it->second;
 }
+
+double GpuSpec::power_clock_factor() const { return power_capped_clock_factor(power_limit_watts, tdp_watts); }
 
 }  // namespace plansim

@@ -21,9 +21,15 @@ struct GpuSpec {
   Bytes hbm_capacity;
   Rate hbm_bandwidth;
   int sm_count = 0;
+  // Rated board power the peaks assume (0 = unknown) and the configured power limit (0 = the TDP):
+  // below the TDP the tensor cores run at power_capped_clock_factor (sim/topo/power_clock.hpp).
+  double tdp_watts = 0;
+  double power_limit_watts = 0;
 
   [[nodiscard]] FlopRate peak(DType d) const;  // throws ConfigError-free InternalError if absent
   [[nodiscard]] bool supports(DType d) const { return peak_dense.count(d) != 0; }
+  // Sustained tensor-core clock under power_limit_watts relative to the clock at the TDP (1 uncapped).
+  [[nodiscard]] double power_clock_factor() const;
 };
 
 }  // namespace plansim

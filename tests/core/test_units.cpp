@@ -39,6 +39,8 @@ TEST_CASE("unit strings: decimal vs binary prefixes, bits vs bytes", "[units][io
   CHECK(parse_flop_rate("312 TFLOP/s").value() == Approx(312e12));
   CHECK(parse_flop_rate("989 TFLOPS").value() == Approx(989e12));
   CHECK(parse_flops("3.1e21 FLOP").value() == Approx(3.1e21));
+  CHECK(parse_watts("500 W") == 500);
+  CHECK(parse_watts("1.2kW") == Approx(1200));
 }
 
 TEST_CASE("unit strings: rejected with a message naming the problem", "[units][io]") {
@@ -48,6 +50,10 @@ TEST_CASE("unit strings: rejected with a message naming the problem", "[units][i
   CHECK_THROWS_WITH(parse_bytes("-1 GB"), Catch::Contains("negative"));
   CHECK_THROWS_WITH(parse_time("5"), Catch::Contains("needs a unit"));
   CHECK_THROWS_WITH(parse_time("1.2.3 us"), Catch::Contains("malformed"));
+  CHECK_THROWS_WITH(parse_watts("500"), Catch::Contains("needs a unit: W or kW"));
+  CHECK_THROWS_WITH(parse_watts("500 mW"), Catch::Contains("needs a unit: W or kW"));
+  CHECK_THROWS_WITH(parse_watts("-5 W"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(parse_watts("2000 kW"), Catch::Contains("out of range"));
 }
 
 TEST_CASE("unit strings: canonical forms round-trip", "[units][io]") {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 
 #include "sim/io/topology_loader.hpp"
@@ -87,6 +88,38 @@ TEST_CASE("topology yaml: inline GPU definition", "[io][topo]") {
   CHECK(t.gpu_spec().peak(DType::bf16).value() == Approx(500e12));
   CHECK(t.gpu_spec().hbm_capacity.value() == Approx(96.0 * 1073741824.0));
   CHECK(t.gpu_spec().sm_count == 100);
+}
+
+TEST_CASE("topology yaml: node.power_limit and gpu.tdp", "[io][topo][power]") {
+  // Catalog GPU: its TDP comes from the catalog (H100 SXM 700 W).
+  Topology t = parse(with("  gpus: 8\n", "  gpus: 8\n  power_limit: 500 W\n"));
+  CHECK(t.gpu_spec().tdp_watts == 700);
+  CHECK(t.gpu_spec().power_limit_watts == 500);
+  CHECK(t.gpu_spec().power_clock_factor() == Approx(std::pow(500.0 / 700.0, 0.3021)));
+  CHECK(parse(kBase).gpu_spec().power_clock_factor() == 1.0);
+  // Inline GPU with its own TDP, in kW.
+  Topology i = parse(with("  gpu: H100-SXM-80GB\n  gpus: 8\n",
+                          "  gpu: {model: X1, peak: {bf16: 500 TFLOP/s}, memory: 96 GiB, memory_bandwidth: 4 TB/s, "
+                          "tdp: 1 kW}\n  gpus: 8\n  power_limit: 700 W\n"));
+  CHECK(i.gpu_spec().tdp_watts == 1000);
+  CHECK(i.gpu_spec().power_limit_watts == 700);
+}
+
+TEST_CASE("topology yaml errors: power_limit and tdp", "[io][topo][errors][power]") {
+  CHECK(error_of(with("  gpus: 8\n", "  gpus: 8\n  power_limit: 800 W\n")) ==
+        "t.yaml:6:16: 'power_limit' (800 W) is above the TDP of GPU 'H100-SXM-80GB' (700 W): the clock cannot rise "
+        "past the one its peaks assume");
+  CHECK(error_of(with("  gpus: 8\n", "  gpus: 8\n  power_limit: 500\n")) ==
+        "t.yaml:6:16: 'power_limit': power '500' needs a unit: W or kW, like '500 W'");
+  CHECK(error_of(with("  gpus: 8\n", "  gpus: 8\n  power_limit: 0 W\n")) ==
+        "t.yaml:6:16: 'power_limit': power '0 W' is out of range: power must be from 1 W to 1 MW");
+  CHECK(error_of(with("  gpu: H100-SXM-80GB\n  gpus: 8\n",
+                      "  gpu: {model: X1, peak: {bf16: 500 TFLOP/s}, memory: 96 GiB, memory_bandwidth: 4 TB/s}\n"
+                      "  gpus: 8\n  power_limit: 500 W\n")) ==
+        "t.yaml:6:16: 'power_limit' needs the GPU's rated power: GPU 'X1' has no TDP (give 'tdp' in its inline definition)");
+  CHECK(error_of(with("  gpu: H100-SXM-80GB\n",
+                      "  gpu: {model: X1, peak: {bf16: 500 TFLOP/s}, memory: 96 GiB, memory_bandwidth: 4 TB/s, tdp: 5 GW}\n"))
+            .find("'tdp': power '5 GW' needs a unit") != std::string::npos);
 }
 
 TEST_CASE("topology yaml errors: YAML syntax", "[io][topo][errors]") {
