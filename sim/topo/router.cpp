@@ -216,42 +216,84 @@ NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
   return NodeId(ports[ecmp(key, 0xff, ports.size())]);
 }
 
-const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
-  if (const auto* known = table_of_[dest.index()]) return *known;
+std::vector<uint32_t> Router::feeding_switches(NodeId dest) const {
   std::vector<uint32_t> seeds;
   if (is_fabric(dest)) {
     seeds.push_back(dest.value);
-  } else {
-    for (LinkId l : in_[dest.index()])
-      if (is_fabric(links_[l.index()].src)) seeds.push_back(links_[l.index()].src.value);
-    std::sort(seeds.begin(), seeds.end());
-    seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+    return seeds;
   }
+  for (LinkId l : in_[dest.index()])
+    if (is_fabric(links_[l.index()].src)) seeds.push_back(links_[l.index()].src.value);
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  return seeds;
+}
+
+const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
+  if (const auto* known = table_of_[dest.index()]) return *known;
+  std::vector<uint32_t> seeds = feeding_switches(dest);
   auto it = tables_.find(seeds);
-  if (it != tables_.end()) {
-    table_of_[dest.index()] = &it->second;
-    return it->second;
+  if (it == tables_.end()) {
+    build_tables(dest, std::move(seeds));
+    it = tables_.find(feeding_switches(dest));
   }
-  // Multi-source reverse BFS over fabric nodes: table[fabric index] = hops to the nearest seed.
-  std::vector<int32_t> table(fabric_node_.size(), -1);
-  std::vector<uint32_t> queue;
-  for (uint32_t sd : seeds) {
-    const auto f = static_cast<uint32_t>(fabric_index_[sd]);
-    table[f] = 0;
-    queue.push_back(f);
+  table_of_[dest.index()] = &it->second;
+  return it->second;
+}
+
+// The tables of `seeds` and of up to 63 other destinations' seed sets not built yet (the island nodes
+// cabled from the fabric that follow `dest` in node order: a plan's routes reach its neighbours
+// next), by one multi-source reverse BFS per table run 64 at a time: bit k of a switch's word says
+// table k has reached it. A table's entries are the BFS distances to the nearest of its seeds, which
+// do not depend on how the BFS is run, so each table is the one a BFS of its own would give.
+void Router::build_tables(NodeId dest, std::vector<uint32_t> seeds) const {
+  std::vector<std::vector<uint32_t>> batch;
+  batch.push_back(std::move(seeds));
+  const size_t n = nodes_.size();
+  for (size_t step = 1; step < n && batch.size() < 64; ++step) {
+    const size_t v = (dest.index() + step) % n;
+    if (island_[v] < 0 || table_of_[v] != nullptr) continue;
+    bool fed = false;
+    for (LinkId l : in_[v]) fed = fed || is_fabric(links_[l.index()].src);
+    if (!fed) continue;
+    std::vector<uint32_t> other = feeding_switches(NodeId(static_cast<uint32_t>(v)));
+    if (tables_.count(other) != 0 || std::find(batch.begin(), batch.end(), other) != batch.end()) continue;
+    batch.push_back(std::move(other));
   }
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t f = queue[head];
-    for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
-      const uint32_t u = fab_in_[i].other;
-      if (table[u] >= 0) continue;
-      table[u] = table[f] + 1;
-      queue.push_back(u);
+  const size_t nf = fabric_node_.size();
+  std::vector<std::vector<int32_t>> tables(batch.size(), std::vector<int32_t>(nf, -1));
+  std::vector<uint64_t> reached(nf, 0), frontier(nf, 0), next(nf, 0);
+  std::vector<uint32_t> active, grown;
+  for (size_t k = 0; k < batch.size(); ++k)
+    for (uint32_t sd : batch[k]) {
+      const auto f = static_cast<uint32_t>(fabric_index_[sd]);
+      tables[k][f] = 0;
+      if (frontier[f] == 0) active.push_back(f);
+      frontier[f] |= uint64_t{1} << k;
+      reached[f] |= uint64_t{1} << k;
     }
+  for (int32_t level = 1; !active.empty(); ++level) {
+    grown.clear();
+    for (const uint32_t f : active) {
+      for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
+        const uint32_t u = fab_in_[i].other;
+        const uint64_t fresh = frontier[f] & ~reached[u];
+        if (fresh == 0) continue;
+        if (next[u] == 0) grown.push_back(u);
+        next[u] |= fresh;
+      }
+      frontier[f] = 0;
+    }
+    for (const uint32_t u : grown) {
+      reached[u] |= next[u];
+      for (uint64_t bits = next[u]; bits != 0; bits &= bits - 1)
+        tables[static_cast<size_t>(__builtin_ctzll(bits))][u] = level;
+      frontier[u] = next[u];
+      next[u] = 0;
+    }
+    active.swap(grown);
   }
-  const auto& stored = tables_.emplace(std::move(seeds), std::move(table)).first->second;
-  table_of_[dest.index()] = &stored;
-  return stored;
+  for (size_t k = 0; k < batch.size(); ++k) tables_.emplace(std::move(batch[k]), std::move(tables[k]));
 }
 
 bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const {

@@ -59,6 +59,10 @@ class Router {
   // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
   NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
   [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;
+  // The fabric switches with a link into `dest` (or dest itself, a switch), sorted: its table's key.
+  [[nodiscard]] std::vector<uint32_t> feeding_switches(NodeId dest) const;
+  // Builds the table of `seeds` (dest's) and a batch of other destinations' not built yet.
+  void build_tables(NodeId dest, std::vector<uint32_t> seeds) const;
   // The island-internal path a -> b (e.g. GPU -> its NIC), cached: its ECMP choices hash (a, b) only.
   bool island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const;
   bool fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const;
