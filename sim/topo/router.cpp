@@ -96,6 +96,36 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
       fab_in_[in_fill[fi(l.dst)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.src))};
     }
   index_destinations();
+  // Whether every fabric switch reaches every other over fabric links (Kosaraju: from switch 0 forward
+  // and backward), and which island nodes have a cable to or from the fabric: island_parts' test
+  // needs no distance table then.
+  fabric_strongly_connected_ = true;
+  for (const bool forward : {true, false}) {
+    if (num_fabric == 0) break;
+    std::vector<uint8_t> seen(num_fabric, 0);
+    std::vector<uint32_t> stack{0};
+    seen[0] = 1;
+    size_t count = 1;
+    while (!stack.empty()) {
+      const uint32_t f = stack.back();
+      stack.pop_back();
+      const auto& start = forward ? fab_out_start_ : fab_in_start_;
+      const auto& arcs = forward ? fab_out_ : fab_in_;
+      for (uint32_t i = start[f]; i < start[f + 1]; ++i)
+        if (seen[arcs[i].other] == 0) {
+          seen[arcs[i].other] = 1;
+          ++count;
+          stack.push_back(arcs[i].other);
+        }
+    }
+    fabric_strongly_connected_ = fabric_strongly_connected_ && count == num_fabric;
+  }
+  to_fabric_.assign(n, 0);
+  from_fabric_.assign(n, 0);
+  for (const Link& l : links) {
+    if (!is_fabric(l.src) && is_fabric(l.dst)) to_fabric_[l.src.index()] = 1;
+    if (is_fabric(l.src) && !is_fabric(l.dst)) from_fabric_[l.dst.index()] = 1;
+  }
 }
 
 void Router::index_destinations() {
@@ -460,11 +490,18 @@ bool Router::island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const {
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   NodeId pa, pb;
   if (!ports(a, b, key, pa, pb) || is_fabric(pa)) return false;
-  const std::vector<int32_t>& table = fabric_table(pb);
+  // Where every switch reaches every other, a switch has a distance in pb's table exactly when some
+  // switch feeds pb (a table with no seed is all −1): pa reaches pb's table when pa has a cable into
+  // the fabric and pb one out of it.
   bool reaches = false;
-  for (LinkId l : out_[pa.index()]) {
-    const int32_t f = fabric_index_[links_[l.index()].dst.index()];
-    reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
+  if (fabric_strongly_connected_) {
+    reaches = to_fabric_[pa.index()] != 0 && from_fabric_[pb.index()] != 0;
+  } else {
+    const std::vector<int32_t>& table = fabric_table(pb);
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
+    }
   }
   if (!reaches) return false;
   out.clear();

@@ -101,6 +101,8 @@ class Router {
   std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;
   bool hierarchical_ = true;
+  bool fabric_strongly_connected_ = true;  // every fabric switch reaches every other over fabric links
+  std::vector<uint8_t> to_fabric_, from_fabric_;  // per node: has a link into / out of the fabric
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
   mutable std::map<std::vector<uint32_t>, std::vector<int32_t>> tables_;
   mutable std::vector<const std::vector<int32_t>*> table_of_;  // per destination node, once looked up
