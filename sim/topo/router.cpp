@@ -432,13 +432,23 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
           return true;
         }
     }
+    // The arcs one hop closer to pb, in link order: a function of (table, cur), kept once found (the
+    // routes to one leaf pass the same switches: a spine's hundreds of arcs are scanned once per table).
+    const auto [memo, fresh] = next_arcs_.try_emplace(NextArcsKey{table.data(), cur}, next_arcs_pool_.size());
+    if (fresh) {
+      const size_t at = next_arcs_pool_.size();
+      next_arcs_pool_.push_back(0);
+      for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
+        if (table[fab_out_[i].other] == d - 1) next_arcs_pool_.push_back(i);
+      next_arcs_pool_[at] = static_cast<uint32_t>(next_arcs_pool_.size() - at - 1);
+    }
     cand_.clear();
     cand_arc_.clear();
-    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1) {
-        cand_.push_back(fab_out_[i].other);
-        cand_arc_.push_back(i);
-      }
+    const uint32_t* arcs = next_arcs_pool_.data() + memo->second;
+    for (uint32_t c = 1; c <= arcs[0]; ++c) {
+      cand_.push_back(fab_out_[arcs[c]].other);
+      cand_arc_.push_back(arcs[c]);
+    }
     if (cand_.empty()) return false;
     const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
     path.push_back(LinkId(arc.link));

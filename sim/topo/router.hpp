@@ -22,6 +22,7 @@
 // Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -115,6 +116,20 @@ class Router {
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
   mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
+  // fabric_path: per (distance table, fabric index) of a switch on a walk, its arcs one hop closer, in
+  // next_arcs_pool_ at the mapped offset as (count, arc indices...).
+  struct NextArcsKey {
+    const int32_t* table;
+    uint32_t cur;
+    bool operator==(const NextArcsKey&) const = default;
+  };
+  struct NextArcsHash {
+    size_t operator()(const NextArcsKey& k) const {
+      return std::hash<uint64_t>{}(reinterpret_cast<uintptr_t>(k.table) * 0x9E3779B97F4A7C15ULL ^ k.cur);
+    }
+  };
+  mutable std::unordered_map<NextArcsKey, size_t, NextArcsHash> next_arcs_;
+  mutable std::vector<uint32_t> next_arcs_pool_;
 };
 
 }  // namespace plansim::detail
