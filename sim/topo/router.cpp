@@ -66,7 +66,6 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
     if (is >= 0 && id >= 0 && is != id) hierarchical_ = false;  // a cable between two servers: plain BFS
   }
   dist_.assign(n, -1);
-  table_of_.assign(n, nullptr);
   to_nic_.resize(n);
   from_nic_.resize(n);
   // Fabric CSR.
@@ -126,6 +125,40 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
     if (!is_fabric(l.src) && is_fabric(l.dst)) to_fabric_[l.src.index()] = 1;
     if (is_fabric(l.src) && !is_fabric(l.dst)) from_fabric_[l.dst.index()] = 1;
   }
+  // Every node's distance-table key (the switches feeding it), numbered in node order; the tables
+  // themselves are built on first use.
+  // One switch feeding most destinations (a NIC's leaf): numbered by an array; several, by a map.
+  std::vector<int64_t> single(n, -1);
+  std::map<std::vector<uint32_t>, uint32_t> several;
+  seed_set_of_.resize(n);
+  std::vector<uint32_t> seeds;
+  for (size_t v = 0; v < n; ++v) {
+    const NodeId node(static_cast<uint32_t>(v));
+    if (!is_fabric(node) && from_fabric_[v] == 0) {  // nothing feeds it: the empty set
+      if (empty_set_ < 0) {
+        empty_set_ = static_cast<int64_t>(seed_sets_.size());
+        seed_sets_.emplace_back();
+        port_set_.push_back(0);
+      }
+      seed_set_of_[v] = static_cast<uint32_t>(empty_set_);
+      continue;
+    }
+    seeds = feeding_switches(node);
+    int64_t id = -1;
+    if (seeds.size() == 1) {
+      id = single[seeds.front()];
+      if (id < 0) single[seeds.front()] = id = static_cast<int64_t>(seed_sets_.size());
+    } else {
+      id = several.try_emplace(seeds, static_cast<uint32_t>(seed_sets_.size())).first->second;
+    }
+    if (static_cast<size_t>(id) == seed_sets_.size()) {
+      seed_sets_.push_back(seeds);
+      port_set_.push_back(0);
+    }
+    if (!is_fabric(node)) port_set_[static_cast<size_t>(id)] = 1;
+    seed_set_of_[v] = static_cast<uint32_t>(id);
+  }
+  tables_.resize(seed_sets_.size());
 }
 
 void Router::index_destinations() {
@@ -259,43 +292,28 @@ std::vector<uint32_t> Router::feeding_switches(NodeId dest) const {
   return seeds;
 }
 
-const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
-  if (const auto* known = table_of_[dest.index()]) return *known;
-  std::vector<uint32_t> seeds = feeding_switches(dest);
-  auto it = tables_.find(seeds);
-  if (it == tables_.end()) {
-    build_tables(dest, std::move(seeds));
-    it = tables_.find(feeding_switches(dest));
-  }
-  table_of_[dest.index()] = &it->second;
-  return it->second;
+const Router::FabricTable& Router::fabric_table(NodeId dest) const {
+  const uint32_t id = seed_set_of_[dest.index()];
+  if (tables_[id].dist.empty()) build_tables(id);
+  return tables_[id];
 }
 
-// The tables of `seeds` and of up to 63 other destinations' seed sets not built yet (the island nodes
-// cabled from the fabric that follow `dest` in node order: a plan's routes reach its neighbours
-// next), by one multi-source reverse BFS per table run 64 at a time: bit k of a switch's word says
-// table k has reached it. A table's entries are the BFS distances to the nearest of its seeds, which
-// do not depend on how the BFS is run, so each table is the one a BFS of its own would give.
-void Router::build_tables(NodeId dest, std::vector<uint32_t> seeds) const {
-  std::vector<std::vector<uint32_t>> batch;
-  batch.push_back(std::move(seeds));
-  const size_t n = nodes_.size();
-  for (size_t step = 1; step < n && batch.size() < 64; ++step) {
-    const size_t v = (dest.index() + step) % n;
-    if (island_[v] < 0 || table_of_[v] != nullptr) continue;
-    bool fed = false;
-    for (LinkId l : in_[v]) fed = fed || is_fabric(links_[l.index()].src);
-    if (!fed) continue;
-    std::vector<uint32_t> other = feeding_switches(NodeId(static_cast<uint32_t>(v)));
-    if (tables_.count(other) != 0 || std::find(batch.begin(), batch.end(), other) != batch.end()) continue;
-    batch.push_back(std::move(other));
-  }
+// The table of seed set `id` and of up to 63 other seed sets of island nodes not built yet (those
+// numbered after it: sets are numbered in node order, and a plan's routes reach the neighbours of a
+// destination next),
+// by one multi-source reverse BFS per table run 64 at a time: bit k of a switch's word says table k
+// has reached it. A table's entries are the BFS distances to the nearest of its seeds, which do not
+// depend on how the BFS is run, so each table is the one a BFS of its own would give.
+void Router::build_tables(uint32_t id) const {
+  std::vector<uint32_t> batch{id};
+  for (size_t other = id + 1; other < tables_.size() && batch.size() < 64; ++other)
+    if (tables_[other].dist.empty() && port_set_[other] != 0) batch.push_back(static_cast<uint32_t>(other));
   const size_t nf = fabric_node_.size();
   std::vector<std::vector<int32_t>> tables(batch.size(), std::vector<int32_t>(nf, -1));
   std::vector<uint64_t> reached(nf, 0), frontier(nf, 0), next(nf, 0);
   std::vector<uint32_t> active, grown;
   for (size_t k = 0; k < batch.size(); ++k)
-    for (uint32_t sd : batch[k]) {
+    for (uint32_t sd : seed_sets_[batch[k]]) {
       const auto f = static_cast<uint32_t>(fabric_index_[sd]);
       tables[k][f] = 0;
       if (frontier[f] == 0) active.push_back(f);
@@ -323,7 +341,10 @@ void Router::build_tables(NodeId dest, std::vector<uint32_t> seeds) const {
     }
     active.swap(grown);
   }
-  for (size_t k = 0; k < batch.size(); ++k) tables_.emplace(std::move(batch[k]), std::move(tables[k]));
+  for (size_t k = 0; k < batch.size(); ++k) {
+    tables_[batch[k]].dist = std::move(tables[k]);
+    tables_[batch[k]].next_arcs.assign(nf, 0);
+  }
 }
 
 bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const {
@@ -375,7 +396,8 @@ size_t Router::next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, i
 }
 
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
-  const std::vector<int32_t>& table = fabric_table(pb);
+  const FabricTable& ft = fabric_table(pb);
+  const std::vector<int32_t>& table = ft.dist;
   const int64_t dest = dest_index_[pb.index()];
   UpChoices st;
   cand_.clear();
@@ -434,17 +456,19 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
     }
     // The arcs one hop closer to pb, in link order: a function of (table, cur), kept once found (the
     // routes to one leaf pass the same switches: a spine's hundreds of arcs are scanned once per table).
-    const auto [memo, fresh] = next_arcs_.try_emplace(NextArcsKey{table.data(), cur}, next_arcs_pool_.size());
-    if (fresh) {
+    uint32_t& memo = ft.next_arcs[cur];  // offset + 1 into next_arcs_pool_, 0: not found yet
+    if (memo == 0) {
       const size_t at = next_arcs_pool_.size();
       next_arcs_pool_.push_back(0);
       for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
         if (table[fab_out_[i].other] == d - 1) next_arcs_pool_.push_back(i);
       next_arcs_pool_[at] = static_cast<uint32_t>(next_arcs_pool_.size() - at - 1);
+      PLANSIM_ASSERT(at + 1 < UINT32_MAX, "router: more than 32 bits of next-arc entries");
+      memo = static_cast<uint32_t>(at + 1);
     }
     cand_.clear();
     cand_arc_.clear();
-    const uint32_t* arcs = next_arcs_pool_.data() + memo->second;
+    const uint32_t* arcs = next_arcs_pool_.data() + (memo - 1);
     for (uint32_t c = 1; c <= arcs[0]; ++c) {
       cand_.push_back(fab_out_[arcs[c]].other);
       cand_arc_.push_back(arcs[c]);
@@ -507,7 +531,7 @@ bool Router::island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const {
   if (fabric_strongly_connected_) {
     reaches = to_fabric_[pa.index()] != 0 && from_fabric_[pb.index()] != 0;
   } else {
-    const std::vector<int32_t>& table = fabric_table(pb);
+    const std::vector<int32_t>& table = fabric_table(pb).dist;
     for (LinkId l : out_[pa.index()]) {
       const int32_t f = fabric_index_[links_[l.index()].dst.index()];
       reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
