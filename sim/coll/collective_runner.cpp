@@ -49,6 +49,13 @@ struct Prepared {
   // renamed_links(): the routes between ranks choosing and lowering the call read, distinct, once asked.
   mutable std::vector<std::pair<GpuId, GpuId>> route_reads;
   mutable bool reads_known = false;
+  // renamed_links(), once the reads are known: per rank position the first position holding the same
+  // GPU and the first holding a GPU of the same server; per read, its first positions (i, k) and the
+  // route itself (spans stay valid for the topology's lifetime); false when a read is not between ranks.
+  mutable std::vector<uint32_t> first_rank, first_host;
+  mutable std::vector<std::pair<uint32_t, uint32_t>> read_at;
+  mutable std::vector<std::span<const LinkId>> read_route;
+  mutable bool reads_between_ranks = false;
 
   [[nodiscard]] bool matches(const CollectiveCall& c) const {
     return op == c.op && root == c.root && bytes == c.bytes.value() && ranks == c.ranks &&
@@ -102,6 +109,35 @@ struct CollectiveRunner::Impl {
   std::vector<uint32_t> bound_touched;
   // renamed_links()' link map φ and its inverse (kNoLink: unset), reset after each call.
   std::vector<uint32_t> phi, phi_inverse, phi_touched, phi_inverse_touched;
+  // renamed_links()' first position of each GPU and server in the new ranks, valid where the stamp is
+  // the call's.
+  std::vector<uint32_t> gpu_first, gpu_stamp, host_first, host_stamp;
+  uint32_t stamp = 0;
+  // The first position of each rank's GPU (by_host: its server) in `ranks`, into `out`.
+  void first_positions(const Topology& topo, std::span<const GpuId> ranks, bool by_host, std::vector<uint32_t>& out) {
+    auto& first = by_host ? host_first : gpu_first;
+    auto& stamps = by_host ? host_stamp : gpu_stamp;
+    const size_t size = by_host ? static_cast<size_t>(topo.num_hosts()) : topo.num_gpus();
+    if (stamps.size() < size) {
+      stamps.resize(size, 0);
+      first.resize(size, 0);
+    }
+    if (++stamp == 0) {  // wrapped: no stale stamp may match
+      std::fill(gpu_stamp.begin(), gpu_stamp.end(), 0);
+      std::fill(host_stamp.begin(), host_stamp.end(), 0);
+      stamp = 1;
+    }
+    out.clear();
+    for (uint32_t i = 0; i < ranks.size(); ++i) {
+      const auto key = by_host ? static_cast<size_t>(topo.host_of(ranks[i])) : ranks[i].index();
+      if (stamps[key] != stamp) {
+        stamps[key] = stamp;
+        first[key] = i;
+      }
+      out.push_back(first[key]);
+    }
+  }
+  std::vector<uint32_t> first_scratch;
   CollectiveRunner* self = nullptr;
   bool reuse_renamings = true;
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_shape;  // prepare(): up to 2 per (op, root, bytes, size, requests)
@@ -126,6 +162,10 @@ struct CollectiveRunner::Impl {
         p->ranks = call.ranks;
         p->route_reads.clear();
         p->reads_known = false;
+        p->first_rank.clear();
+        p->first_host.clear();
+        p->read_at.clear();
+        p->read_route.clear();
         size_t at = 0;
         for (size_t ph = 0; ph < p->flows.size(); ++ph)
           for (size_t f = 0; f < p->flows[ph].size(); ++f) {
@@ -225,7 +265,7 @@ struct CollectiveRunner::Impl {
 CollectiveRunner::CollectiveRunner(FlowNetwork& net) : CollectiveRunner(net, NcclModelParams{}) {}
 CollectiveRunner::CollectiveRunner(FlowNetwork& net, const NcclModelParams& params)
     : impl_(std::make_unique<Impl>(Impl{&net, params, make_default_registry(), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {},
-                                        this, true, {}, {}})) {}
+                                        {}, {}, {}, {}, 0, {}, this, true, {}, {}})) {}
 
 void CollectiveRunner::reuse_renamings(bool on) { impl_->reuse_renamings = on; }
 CollectiveRunner::~CollectiveRunner() = default;
@@ -424,14 +464,6 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
         (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
       return false;
   }
-  // (2): the first index of each rank, and of each rank's server, agree.
-  std::unordered_map<uint32_t, uint32_t> first_a, first_b, host_a, host_b;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (first_a.emplace(x.ranks[i].value, i).first->second != first_b.emplace(ranks[i].value, i).first->second)
-      return false;
-    const auto ha = static_cast<uint32_t>(topo.host_of(x.ranks[i])), hb = static_cast<uint32_t>(topo.host_of(ranks[i]));
-    if (host_a.emplace(ha, i).first->second != host_b.emplace(hb, i).first->second) return false;
-  }
   if (!x.reads_known) {  // prepare `a` again, listing the routes it reads
     RouteReads reads;
     const CollectiveCall call{x.op, x.ranks, Bytes(x.bytes), x.root, x.algorithm_request, x.protocol_request};
@@ -440,7 +472,28 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
     reads.pairs.erase(std::unique(reads.pairs.begin(), reads.pairs.end()), reads.pairs.end());
     x.route_reads = std::move(reads.pairs);
     x.reads_known = true;
+    // Each read's first rank positions (a read not between two ranks: never a renaming) and route.
+    impl_->first_positions(topo, x.ranks, false, x.first_rank);
+    impl_->first_positions(topo, x.ranks, true, x.first_host);
+    std::unordered_map<uint32_t, uint32_t> first_a;
+    for (uint32_t i = 0; i < n; ++i) first_a.emplace(x.ranks[i].value, i);
+    x.reads_between_ranks = true;
+    for (const auto& [from, to] : x.route_reads) {
+      const auto i = first_a.find(from.value), k = first_a.find(to.value);
+      if (i == first_a.end() || k == first_a.end()) {
+        x.reads_between_ranks = false;
+        break;
+      }
+      x.read_at.emplace_back(i->second, k->second);
+      x.read_route.push_back(topo.route(from, to));
+    }
   }
+  if (!x.reads_between_ranks) return false;
+  // (2): the first index of each rank, and of each rank's server, agree.
+  impl_->first_positions(topo, ranks, false, impl_->first_scratch);
+  if (impl_->first_scratch != x.first_rank) return false;
+  impl_->first_positions(topo, ranks, true, impl_->first_scratch);
+  if (impl_->first_scratch != x.first_host) return false;
   // (3): φ from the routes read, position by position, in per-link arrays (reset before returning).
   auto& phi = impl_->phi;
   auto& inverse = impl_->phi_inverse;
@@ -468,11 +521,9 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
     }
     return phi[from_link.index()] == to_link.value && inverse[to_link.index()] == from_link.value;
   };
-  for (const auto& [from, to] : x.route_reads) {
-    const auto i = first_a.find(from.value), k = first_a.find(to.value);
-    if (i == first_a.end() || k == first_a.end()) return false;  // a route not between two ranks
-    const std::span<const LinkId> mine = topo.route(from, to);
-    const std::span<const LinkId> theirs = topo.route(ranks[i->second], ranks[k->second]);
+  for (size_t r = 0; r < x.read_at.size(); ++r) {
+    const std::span<const LinkId> mine = x.read_route[r];
+    const std::span<const LinkId> theirs = topo.route(ranks[x.read_at[r].first], ranks[x.read_at[r].second]);
     if (mine.size() != theirs.size()) return false;
     for (size_t p = 0; p < mine.size(); ++p) {
       const Link& u = topo.link(mine[p]);

@@ -36,18 +36,22 @@ uint64_t mix(uint64_t x) {  // splitmix64 finaliser
 }
 }  // namespace
 
-FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {
-  const size_t n = t.links().size();
-  link_state.resize(n);
-  link_cold.resize(n);
-  for (size_t i = 0; i < n; ++i) link_state[i].capacity = t.links()[i].bandwidth.value();
-}
+FlowNetwork::Impl::Impl(Simulation& s, const Topology& t) : sim(s), topo(t) {}
 
-void FlowNetwork::Impl::check_route(std::span<const LinkId> links) const {
+void FlowNetwork::Impl::check_route(std::span<const LinkId> links) {
+  uint32_t top = 0;
   for (LinkId l : links) {
-    PLANSIM_ASSERT(l.index() < link_state.size(), "flow over an unknown link");
-    PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
+    PLANSIM_ASSERT(l.index() < topo.links().size(), "flow over an unknown link");
+    top = std::max(top, l.value + 1);
   }
+  if (top > link_state.size()) {  // per-link records for links up to the highest a route names
+    const size_t from = link_state.size();
+    link_state.resize(top);
+    link_cold.resize(top);
+    for (size_t i = from; i < top; ++i) link_state[i].capacity = topo.links()[i].bandwidth.value();
+  }
+  for (LinkId l : links)
+    PLANSIM_ASSERT(link_state[l.index()].capacity > 0.0, fmt::format("flow over link {} with no bandwidth", l.value));
 }
 
 void FlowNetwork::Impl::collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key) {
@@ -275,6 +279,7 @@ Time FlowNetwork::route_latency(std::span<const LinkId> links) const {
 }
 
 LinkStats FlowNetwork::link_stats(LinkId l) const {
+  if (l.index() >= impl_->link_state.size()) return LinkStats{};  // no flow has named it: an untouched record
   const Impl::LinkCold& c = impl_->link_cold[l.index()];
   LinkStats s{impl_->link_state[l.index()].bytes, c.busy};
   if (impl_->link_state[l.index()].live > 0) s.busy += sim_->now() - c.busy_since;
@@ -298,6 +303,8 @@ Rate FlowNetwork::flow_rate(FlowId f) const {
   return Rate(impl_->flows[slot].state == Impl::State::active ? impl_->hot[slot].rate : 0.0);
 }
 
-Rate FlowNetwork::link_load(LinkId l) const { return Rate(impl_->load(l.value)); }
+Rate FlowNetwork::link_load(LinkId l) const {
+  return l.index() < impl_->link_state.size() ? Rate(impl_->load(l.value)) : Rate(0);
+}
 
 }  // namespace plansim

@@ -150,7 +150,8 @@ struct FlowNetwork::Impl {
   };
 
   Impl(Simulation& s, const Topology& t);
-  void check_route(std::span<const LinkId> links) const;  // known links with bandwidth, else InternalError
+  // Known links with bandwidth, else InternalError; grows the per-link records to cover them.
+  void check_route(std::span<const LinkId> links);
   // Collapses `links` into (link, multiplicity) in order of first appearance, with its key.
   void collapse(std::span<const LinkId> links, EntryList& entries, uint64_t& key);
   uint32_t new_flow(double bytes, Time latency, std::function<void()> on_done, double cap);  // slot; entries to set
@@ -180,8 +181,10 @@ struct FlowNetwork::Impl {
 
   Simulation& sim;
   const Topology& topo;
-  std::vector<LinkState> link_state;              // by LinkId
-  std::vector<LinkCold> link_cold;                // by LinkId
+  // By LinkId, up to the highest link a route has named (grown by check_route): a network that only
+  // ever carries one server's flows (the TP memo's scratch runs) never touches the other links' pages.
+  std::vector<LinkState> link_state;
+  std::vector<LinkCold> link_cold;
   uint32_t dedupe_epoch = 0;
   std::vector<Flow> flows;                        // slots, reused
   std::vector<Cold> cold;                         // same slots

@@ -11,12 +11,7 @@ namespace plansim {
 void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
   PLANSIM_ASSERT(r.replica == 0, "replica orbits: only replica 0 is issued");
   if (r.copies <= 1) {
-    const PreparedCall p = runner_.remap(k.call, [this](std::span<const LinkId> links, std::vector<LinkId>& kept) {
-      return orbits_->project(links, kept);
-    });
-    if (!p.valid()) throw PlaneMismatch(orbits_->why());
-    k.call = p;
-    ++projected_;
+    project_spanning(*orbits_, k);
   } else {
     PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
     if (renamed_copies(r, k)) {  // what same_shape() would pair, without preparing the copies
@@ -31,14 +26,7 @@ void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
       return;
     }
     copies_.assign(1, k.call);
-    for (uint32_t j = 1; j < r.copies; ++j) {
-      shifted_.clear();
-      for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
-      CommRequest copy = r;
-      copy.ranks = shifted_;
-      copy.replica = j;
-      copies_.push_back(prepare(copy));  // not kept in by_group_: `k` lives there
-    }
+    for (uint32_t j = 1; j < r.copies; ++j) copies_.push_back(prepare_copy(r, j));
     for (uint32_t j = 0; j < r.copies; ++j) {
       const PreparedCall next = copies_[(j + 1) % r.copies];
       if (!runner_.same_shape(copies_[j], next,

@@ -66,12 +66,7 @@ void RunnerComm::check_ahead(const CommRequest& r) {
 void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
   PLANSIM_ASSERT(r.replica == 0, "replica planes: only replica 0 is issued");
   if (r.copies <= 1) {
-    const PreparedCall p = runner_.remap(k.call, [this](std::span<const LinkId> links, std::vector<LinkId>& kept) {
-      return planes_->project(links, kept);
-    });
-    if (!p.valid()) throw PlaneMismatch(planes_->why());
-    k.call = p;
-    ++projected_;
+    project_spanning(*planes_, k);
   } else {
     PLANSIM_ASSERT(static_cast<int>(r.copies) == planes_->replicas(), "replica planes: copies differ from the planes");
     const bool renamed = renamed_copies(r, k);
@@ -81,12 +76,7 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
           if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i])) throw PlaneMismatch(planes_->why());
     }
     for (uint32_t j = 1; j < r.copies && !renamed; ++j) {
-      shifted_.clear();
-      for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
-      CommRequest copy = r;
-      copy.ranks = shifted_;
-      copy.replica = j;
-      const PreparedCall c = prepare(copy);  // not kept in by_group_: `k` lives there
+      const PreparedCall c = prepare_copy(r, j);
       if (!runner_.same_shape(k.call, c, [&](LinkId a, LinkId b) { return planes_->pair(static_cast<int>(j), a, b); }))
         throw PlaneMismatch(planes_->why().empty() ? "a replica's copy of a transfer runs another algorithm or moves other bytes"
                                                    : planes_->why());
@@ -96,12 +86,24 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
   k.planned = true;
 }
 
+void RunnerComm::shift_ranks(const CommRequest& r, uint32_t j) {
+  shifted_.clear();
+  for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
+}
+
+PreparedCall RunnerComm::prepare_copy(const CommRequest& r, uint32_t j) {
+  shift_ranks(r, j);
+  CommRequest copy = r;
+  copy.ranks = shifted_;
+  copy.replica = j;
+  return prepare(copy);  // not kept in by_group_: replica 0's Known lives there
+}
+
 bool RunnerComm::renamed_copies(const CommRequest& r, const Known& k) {
   copy_links_.resize(r.copies);
   const bool send_recv = r.op == CommOp::send_recv && r.ranks.size() == 2;
   for (uint32_t j = 0; j < r.copies; ++j) {
-    shifted_.clear();
-    for (GpuId g : r.ranks) shifted_.push_back(GpuId(g.value + j * r.copy_stride));
+    shift_ranks(r, j);
     if (send_recv) {
       const auto route = runner_.renamed_send_recv_route(k.call, shifted_[0], shifted_[1]);
       if (!route) return false;

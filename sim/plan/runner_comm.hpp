@@ -57,6 +57,21 @@ class RunnerComm final : public CommService {
   void plan_planes(const CommRequest& r, Known& k);
   void plan_orbits(const CommRequest& r, Known& k);  // replica_orbits_comm.cpp
   void take_quotient(Known& k);
+  // A spanning call (copies = 1) replaced by its projection (ReplicaPlanes or ReplicaOrbits::project);
+  // throws PlaneMismatch with the replicas' why() where one flow does not project.
+  template <class Replicas>
+  void project_spanning(Replicas& replicas, Known& k) {
+    const PreparedCall p = runner_.remap(k.call, [&replicas](std::span<const LinkId> links, std::vector<LinkId>& kept) {
+      return replicas.project(links, kept);
+    });
+    if (!p.valid()) throw PlaneMismatch(replicas.why());
+    k.call = p;
+    ++projected_;
+  }
+  // shifted_ = replica j's ranks of `r` (r.ranks shifted by j·copy_stride).
+  void shift_ranks(const CommRequest& r, uint32_t j);
+  // Replica j's copy of `r`, prepared.
+  PreparedCall prepare_copy(const CommRequest& r, uint32_t j);
   // A replicated call whose every copy is provably `k`'s call on renamed links
   // (CollectiveRunner::renamed_send_recv_route, renamed_links): fills copy_links_ (replica j's flows'
   // links at j, in same_shape()'s order) and says true; the copies need not be prepared then.

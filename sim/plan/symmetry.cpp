@@ -20,6 +20,7 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
   std::vector<int64_t> owner(topo.links().size(), -1);
   std::vector<bool> tp_link(topo.links().size(), false);
   bool any_tp = false;
+  std::vector<LinkId> scratch;
   for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
     const Group& g = plan.groups[gi];
     if (g.dim != Dim::tp || g.ranks.size() < 2) continue;
@@ -29,7 +30,7 @@ bool tp_links_private(const CompiledPlan& plan, const Topology& topo) {
       for (uint32_t a : g.ranks)
         for (uint32_t b : g.ranks)
           if (a != b)
-            for (LinkId l : topo.route(GpuId(shifted(a, j)), GpuId(shifted(b, j)))) {
+            for (LinkId l : topo.route_uncached(GpuId(shifted(a, j)), GpuId(shifted(b, j)), scratch)) {
               if (owner[l.index()] >= 0 && owner[l.index()] != id) return false;
               owner[l.index()] = id;
               tp_link[l.index()] = true;

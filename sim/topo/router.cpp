@@ -66,7 +66,6 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
     if (is >= 0 && id >= 0 && is != id) hierarchical_ = false;  // a cable between two servers: plain BFS
   }
   dist_.assign(n, -1);
-  table_of_.assign(n, nullptr);
   to_nic_.resize(n);
   from_nic_.resize(n);
   // Fabric CSR.
@@ -96,6 +95,70 @@ Router::Router(std::span<const Node> nodes, std::span<const Link> links, std::sp
       fab_in_[in_fill[fi(l.dst)]++] = FabricArc{l.id.value, static_cast<uint32_t>(fi(l.src))};
     }
   index_destinations();
+  // Whether every fabric switch reaches every other over fabric links (Kosaraju: from switch 0 forward
+  // and backward), and which island nodes have a cable to or from the fabric: island_parts' test
+  // needs no distance table then.
+  fabric_strongly_connected_ = true;
+  for (const bool forward : {true, false}) {
+    if (num_fabric == 0) break;
+    std::vector<uint8_t> seen(num_fabric, 0);
+    std::vector<uint32_t> stack{0};
+    seen[0] = 1;
+    size_t count = 1;
+    while (!stack.empty()) {
+      const uint32_t f = stack.back();
+      stack.pop_back();
+      const auto& start = forward ? fab_out_start_ : fab_in_start_;
+      const auto& arcs = forward ? fab_out_ : fab_in_;
+      for (uint32_t i = start[f]; i < start[f + 1]; ++i)
+        if (seen[arcs[i].other] == 0) {
+          seen[arcs[i].other] = 1;
+          ++count;
+          stack.push_back(arcs[i].other);
+        }
+    }
+    fabric_strongly_connected_ = fabric_strongly_connected_ && count == num_fabric;
+  }
+  to_fabric_.assign(n, 0);
+  from_fabric_.assign(n, 0);
+  for (const Link& l : links) {
+    if (!is_fabric(l.src) && is_fabric(l.dst)) to_fabric_[l.src.index()] = 1;
+    if (is_fabric(l.src) && !is_fabric(l.dst)) from_fabric_[l.dst.index()] = 1;
+  }
+  // Every node's distance-table key (the switches feeding it), numbered in node order; the tables
+  // themselves are built on first use.
+  // One switch feeding most destinations (a NIC's leaf): numbered by an array; several, by a map.
+  std::vector<int64_t> single(n, -1);
+  std::map<std::vector<uint32_t>, uint32_t> several;
+  seed_set_of_.resize(n);
+  std::vector<uint32_t> seeds;
+  for (size_t v = 0; v < n; ++v) {
+    const NodeId node(static_cast<uint32_t>(v));
+    if (!is_fabric(node) && from_fabric_[v] == 0) {  // nothing feeds it: the empty set
+      if (empty_set_ < 0) {
+        empty_set_ = static_cast<int64_t>(seed_sets_.size());
+        seed_sets_.emplace_back();
+        port_set_.push_back(0);
+      }
+      seed_set_of_[v] = static_cast<uint32_t>(empty_set_);
+      continue;
+    }
+    seeds = feeding_switches(node);
+    int64_t id = -1;
+    if (seeds.size() == 1) {
+      id = single[seeds.front()];
+      if (id < 0) single[seeds.front()] = id = static_cast<int64_t>(seed_sets_.size());
+    } else {
+      id = several.try_emplace(seeds, static_cast<uint32_t>(seed_sets_.size())).first->second;
+    }
+    if (static_cast<size_t>(id) == seed_sets_.size()) {
+      seed_sets_.push_back(seeds);
+      port_set_.push_back(0);
+    }
+    if (!is_fabric(node)) port_set_[static_cast<size_t>(id)] = 1;
+    seed_set_of_[v] = static_cast<uint32_t>(id);
+  }
+  tables_.resize(seed_sets_.size());
 }
 
 void Router::index_destinations() {
@@ -216,42 +279,72 @@ NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
   return NodeId(ports[ecmp(key, 0xff, ports.size())]);
 }
 
-const std::vector<int32_t>& Router::fabric_table(NodeId dest) const {
-  if (const auto* known = table_of_[dest.index()]) return *known;
+std::vector<uint32_t> Router::feeding_switches(NodeId dest) const {
   std::vector<uint32_t> seeds;
   if (is_fabric(dest)) {
     seeds.push_back(dest.value);
-  } else {
-    for (LinkId l : in_[dest.index()])
-      if (is_fabric(links_[l.index()].src)) seeds.push_back(links_[l.index()].src.value);
-    std::sort(seeds.begin(), seeds.end());
-    seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+    return seeds;
   }
-  auto it = tables_.find(seeds);
-  if (it != tables_.end()) {
-    table_of_[dest.index()] = &it->second;
-    return it->second;
-  }
-  // Multi-source reverse BFS over fabric nodes: table[fabric index] = hops to the nearest seed.
-  std::vector<int32_t> table(fabric_node_.size(), -1);
-  std::vector<uint32_t> queue;
-  for (uint32_t sd : seeds) {
-    const auto f = static_cast<uint32_t>(fabric_index_[sd]);
-    table[f] = 0;
-    queue.push_back(f);
-  }
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const uint32_t f = queue[head];
-    for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
-      const uint32_t u = fab_in_[i].other;
-      if (table[u] >= 0) continue;
-      table[u] = table[f] + 1;
-      queue.push_back(u);
+  for (LinkId l : in_[dest.index()])
+    if (is_fabric(links_[l.index()].src)) seeds.push_back(links_[l.index()].src.value);
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  return seeds;
+}
+
+const Router::FabricTable& Router::fabric_table(NodeId dest) const {
+  const uint32_t id = seed_set_of_[dest.index()];
+  if (tables_[id].dist.empty()) build_tables(id);
+  return tables_[id];
+}
+
+// The table of seed set `id` and of up to 63 other seed sets of island nodes not built yet (those
+// numbered after it: sets are numbered in node order, and a plan's routes reach the neighbours of a
+// destination next),
+// by one multi-source reverse BFS per table run 64 at a time: bit k of a switch's word says table k
+// has reached it. A table's entries are the BFS distances to the nearest of its seeds, which do not
+// depend on how the BFS is run, so each table is the one a BFS of its own would give.
+void Router::build_tables(uint32_t id) const {
+  std::vector<uint32_t> batch{id};
+  for (size_t other = id + 1; other < tables_.size() && batch.size() < 64; ++other)
+    if (tables_[other].dist.empty() && port_set_[other] != 0) batch.push_back(static_cast<uint32_t>(other));
+  const size_t nf = fabric_node_.size();
+  std::vector<std::vector<int32_t>> tables(batch.size(), std::vector<int32_t>(nf, -1));
+  std::vector<uint64_t> reached(nf, 0), frontier(nf, 0), next(nf, 0);
+  std::vector<uint32_t> active, grown;
+  for (size_t k = 0; k < batch.size(); ++k)
+    for (uint32_t sd : seed_sets_[batch[k]]) {
+      const auto f = static_cast<uint32_t>(fabric_index_[sd]);
+      tables[k][f] = 0;
+      if (frontier[f] == 0) active.push_back(f);
+      frontier[f] |= uint64_t{1} << k;
+      reached[f] |= uint64_t{1} << k;
     }
+  for (int32_t level = 1; !active.empty(); ++level) {
+    grown.clear();
+    for (const uint32_t f : active) {
+      for (uint32_t i = fab_in_start_[f]; i < fab_in_start_[f + 1]; ++i) {
+        const uint32_t u = fab_in_[i].other;
+        const uint64_t fresh = frontier[f] & ~reached[u];
+        if (fresh == 0) continue;
+        if (next[u] == 0) grown.push_back(u);
+        next[u] |= fresh;
+      }
+      frontier[f] = 0;
+    }
+    for (const uint32_t u : grown) {
+      reached[u] |= next[u];
+      for (uint64_t bits = next[u]; bits != 0; bits &= bits - 1)
+        tables[static_cast<size_t>(__builtin_ctzll(bits))][u] = level;
+      frontier[u] = next[u];
+      next[u] = 0;
+    }
+    active.swap(grown);
   }
-  const auto& stored = tables_.emplace(std::move(seeds), std::move(table)).first->second;
-  table_of_[dest.index()] = &stored;
-  return stored;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    tables_[batch[k]].dist = std::move(tables[k]);
+    tables_[batch[k]].next_arcs.assign(nf, 0);
+  }
 }
 
 bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const {
@@ -303,7 +396,8 @@ size_t Router::next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, i
 }
 
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
-  const std::vector<int32_t>& table = fabric_table(pb);
+  const FabricTable& ft = fabric_table(pb);
+  const std::vector<int32_t>& table = ft.dist;
   const int64_t dest = dest_index_[pb.index()];
   UpChoices st;
   cand_.clear();
@@ -360,13 +454,25 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
           return true;
         }
     }
+    // The arcs one hop closer to pb, in link order: a function of (table, cur), kept once found (the
+    // routes to one leaf pass the same switches: a spine's hundreds of arcs are scanned once per table).
+    uint32_t& memo = ft.next_arcs[cur];  // offset + 1 into next_arcs_pool_, 0: not found yet
+    if (memo == 0) {
+      const size_t at = next_arcs_pool_.size();
+      next_arcs_pool_.push_back(0);
+      for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
+        if (table[fab_out_[i].other] == d - 1) next_arcs_pool_.push_back(i);
+      next_arcs_pool_[at] = static_cast<uint32_t>(next_arcs_pool_.size() - at - 1);
+      PLANSIM_ASSERT(at + 1 < UINT32_MAX, "router: more than 32 bits of next-arc entries");
+      memo = static_cast<uint32_t>(at + 1);
+    }
     cand_.clear();
     cand_arc_.clear();
-    for (uint32_t i = fab_out_start_[cur]; i < fab_out_start_[cur + 1]; ++i)
-      if (table[fab_out_[i].other] == d - 1) {
-        cand_.push_back(fab_out_[i].other);
-        cand_arc_.push_back(i);
-      }
+    const uint32_t* arcs = next_arcs_pool_.data() + (memo - 1);
+    for (uint32_t c = 1; c <= arcs[0]; ++c) {
+      cand_.push_back(fab_out_[arcs[c]].other);
+      cand_arc_.push_back(arcs[c]);
+    }
     if (cand_.empty()) return false;
     const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
     path.push_back(LinkId(arc.link));
@@ -418,11 +524,18 @@ bool Router::island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const {
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   NodeId pa, pb;
   if (!ports(a, b, key, pa, pb) || is_fabric(pa)) return false;
-  const std::vector<int32_t>& table = fabric_table(pb);
+  // Where every switch reaches every other, a switch has a distance in pb's table exactly when some
+  // switch feeds pb (a table with no seed is all −1): pa reaches pb's table when pa has a cable into
+  // the fabric and pb one out of it.
   bool reaches = false;
-  for (LinkId l : out_[pa.index()]) {
-    const int32_t f = fabric_index_[links_[l.index()].dst.index()];
-    reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
+  if (fabric_strongly_connected_) {
+    reaches = to_fabric_[pa.index()] != 0 && from_fabric_[pb.index()] != 0;
+  } else {
+    const std::vector<int32_t>& table = fabric_table(pb).dist;
+    for (LinkId l : out_[pa.index()]) {
+      const int32_t f = fabric_index_[links_[l.index()].dst.index()];
+      reaches = reaches || (f >= 0 && table[static_cast<size_t>(f)] >= 0);
+    }
   }
   if (!reaches) return false;
   out.clear();

@@ -22,6 +22,7 @@
 // Topologies with links that join two islands directly fall back to a plain whole-graph BFS.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -58,7 +59,18 @@ class Router {
   bool ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) const;
   // The nearest port of a's island reachable from a (forward) or reaching b (reverse); ties by hash.
   NodeId nearest_port(NodeId n, bool forward, uint64_t key) const;
-  [[nodiscard]] const std::vector<int32_t>& fabric_table(NodeId dest) const;
+  // A destination's fabric distances (dist[fabric index] = hops to the nearest switch feeding it, −1:
+  // none reachable) and, per switch a walk has passed, its arcs one hop closer (fabric_path's memo:
+  // offset + 1 into next_arcs_pool_ of (count, arc indices...), 0 not yet found).
+  struct FabricTable {
+    std::vector<int32_t> dist;
+    mutable std::vector<uint32_t> next_arcs;
+  };
+  [[nodiscard]] const FabricTable& fabric_table(NodeId dest) const;
+  // The fabric switches with a link into `dest` (or dest itself, a switch), sorted: its table's key.
+  [[nodiscard]] std::vector<uint32_t> feeding_switches(NodeId dest) const;
+  // Builds the table of seed set `id` and a batch of other seed sets' not built yet.
+  void build_tables(uint32_t id) const;
   // The island-internal path a -> b (e.g. GPU -> its NIC), cached: its ECMP choices hash (a, b) only.
   bool island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& path) const;
   bool fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const;
@@ -97,9 +109,14 @@ class Router {
   std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;
   bool hierarchical_ = true;
+  bool fabric_strongly_connected_ = true;  // every fabric switch reaches every other over fabric links
+  std::vector<uint8_t> to_fabric_, from_fabric_;  // per node: has a link into / out of the fabric
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
-  mutable std::map<std::vector<uint32_t>, std::vector<int32_t>> tables_;
-  mutable std::vector<const std::vector<int32_t>*> table_of_;  // per destination node, once looked up
+  std::vector<std::vector<uint32_t>> seed_sets_;  // distinct feeding_switches() sets, numbered in node order
+  std::vector<uint32_t> seed_set_of_;             // per node: its set's number
+  std::vector<uint8_t> port_set_;                 // per set: feeds an island node (batched by build_tables)
+  int64_t empty_set_ = -1;                        // the number of the empty set, once one node has it
+  mutable std::vector<FabricTable> tables_;       // by seed set; dist empty until built
   mutable std::unordered_map<uint64_t, std::vector<LinkId>> segments_;
   // The common segments, per GPU node: GPU -> its affine NIC, and that NIC -> the GPU.
   mutable std::vector<std::vector<LinkId>> to_nic_, from_nic_;
@@ -109,6 +126,7 @@ class Router {
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
   mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
+  mutable std::vector<uint32_t> next_arcs_pool_;  // FabricTable::next_arcs' lists
 };
 
 }  // namespace plansim::detail

@@ -61,6 +61,18 @@ std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   return cache.insert(key, *path);
 }
 
+std::span<const LinkId> Topology::route_uncached(GpuId a, GpuId b, std::vector<LinkId>& scratch) const {
+  const NodeId na = gpu_node(a), nb = gpu_node(b);
+  if (na == nb) return {};
+  if (const auto* hit = impl_->route_cache.find((uint64_t{na.value} << 32) | nb.value)) return *hit;
+  std::optional<std::vector<LinkId>> path = impl_->router->route(na, nb);
+  if (!path)
+    throw InternalError(fmt::format("topology '{}': no route from {} to {}", name_, nodes_[na.index()].name,
+                                    nodes_[nb.index()].name));
+  scratch = std::move(*path);
+  return scratch;
+}
+
 bool Topology::route_island_links(GpuId a, GpuId b, std::vector<LinkId>& out) const {
   return impl_->router->island_parts(gpu_node(a), gpu_node(b), out);
 }

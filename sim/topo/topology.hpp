@@ -78,6 +78,9 @@ class Topology {
   // Throws ConfigError-free InternalError if b is unreachable. Not thread-safe (one Topology per thread).
   [[nodiscard]] std::span<const LinkId> route(NodeId a, NodeId b) const;
   [[nodiscard]] std::span<const LinkId> route(GpuId a, GpuId b) const { return route(gpu_node(a), gpu_node(b)); }
+  // route(a, b) without storing it in the cache (a check that reads each route once, tp_links_private,
+  // would fill it with routes nothing asks for again): the cached span, or one into `scratch`.
+  [[nodiscard]] std::span<const LinkId> route_uncached(GpuId a, GpuId b, std::vector<LinkId>& scratch) const;
   // For GPUs a and b of different islands whose route crosses the fabric: `out` = the links of
   // route(a, b) inside islands (a -> its port, then b's port -> b), found without walking the fabric;
   // every other link of the route has a fabric switch at one end. False (`out` unspecified) when the

@@ -424,3 +424,23 @@ TEST_CASE("flow network: a prepared route runs as its link multiset does", "[net
   CHECK_THROWS_AS(net.prepare_route(std::vector<LinkId>{LinkId(99)}), InternalError);
   CHECK_THROWS_AS(net.start_prepared(FlowRouteId(7), GB(1), Time::zero(), [] {}), InternalError);
 }
+
+TEST_CASE("flow network: links no route has named yet read as idle, and join when a later flow names them", "[net][flow]") {
+  // The per-link records cover the links up to the highest a route has named: link 1 (100 GB/s) is
+  // outside them until the second flow; it then runs 1 GB alone at 100 GB/s: 10 ms after t = 1 s.
+  Topology topo = ring_links_topology();
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  net.set_check_invariants(true);
+  const LinkId a = LinkId::from(0), b = LinkId::from(1);
+  net.start(std::vector<LinkId>{a}, GB(1), Time::zero(), [] {});
+  CHECK(net.link_stats(b).bytes.value() == 0.0);
+  CHECK(net.link_stats(b).busy == Time::zero());
+  CHECK(net.link_load(b).value() == 0.0);
+  Time done = Time::infinite();
+  sim.at(Time::s(1), [&] { net.start(std::vector<LinkId>{b}, GB(1), Time::zero(), [&] { done = sim.now(); }); });
+  sim.run();
+  CHECK(near(done, Time::s(1) + Time::ms(10)));
+  CHECK(net.link_stats(b).bytes.value() == Approx(1e9));
+  CHECK(net.link_stats(a).bytes.value() == Approx(1e9));
+}

@@ -78,3 +78,16 @@ TEST_CASE("route_island_links: shared NICs, NVLink domains, and cables that bypa
   const Topology cabled = build_cluster(c);
   CHECK(check_all_pairs(cabled) == 0);
 }
+
+TEST_CASE("route_uncached: route()'s links, without filling the cache", "[topo][route]") {
+  const Topology t = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/dgx-h100.yaml", 4);
+  std::vector<LinkId> scratch;
+  for (const auto& [a, b] : std::vector<std::pair<uint32_t, uint32_t>>{{0, 5}, {3, 17}, {30, 2}, {7, 7}}) {
+    const auto first = t.route_uncached(GpuId(a), GpuId(b), scratch);
+    const std::vector<LinkId> uncached(first.begin(), first.end());
+    const auto cached = t.route(GpuId(a), GpuId(b));  // computed now, then found by route_uncached
+    CHECK(uncached == std::vector<LinkId>(cached.begin(), cached.end()));
+    const auto again = t.route_uncached(GpuId(a), GpuId(b), scratch);
+    CHECK(again.data() == cached.data());
+  }
+}

@@ -250,3 +250,30 @@ TEST_CASE("router: GPUs of one server talk over NVLink even when a PCIe path has
       for (LinkId l : t.route(gpu(0, a), gpu(0, b))) CHECK(t.link(l).kind == LinkKind::nvlink);
     }
 }
+
+TEST_CASE("router: fabric distance tables built 64 at a time give the same routes in any order of asking", "[topo][route]") {
+  // Router::build_tables fills the table a route needs and up to 63 others in one bit-parallel BFS;
+  // which ones share a batch depends on which destination is asked first. Two copies of each fabric,
+  // one routed destinations ascending and the other descending, must give every route link for
+  // link, each the fewest hops a plain BFS finds.
+  for (const LoadBalance lb : {LoadBalance::destination, LoadBalance::flow_hash}) {
+    ClusterSpec s = h100_fat_tree3(80);  // 20 leaves in 2 pods: tables for leaves, and more than one batch of NICs
+    s.fabric.load_balance = lb;
+    const Topology up = build_cluster(s), down = build_cluster(s);
+    const auto n = static_cast<uint32_t>(up.num_gpus());
+    std::vector<std::vector<LinkId>> forward;
+    for (uint32_t b = 0; b < n; ++b)
+      for (const uint32_t a : {0U, 9U, 333U, n - 1})
+        if (a != b) forward.emplace_back(up.route(GpuId(a), GpuId(b)).begin(), up.route(GpuId(a), GpuId(b)).end());
+    size_t i = forward.size();
+    for (uint32_t b = n; b-- > 0;)
+      for (const uint32_t a : {n - 1, 333U, 9U, 0U})
+        if (a != b) {
+          const auto r = down.route(GpuId(a), GpuId(b));
+          REQUIRE(i > 0);
+          CHECK(std::vector<LinkId>(r.begin(), r.end()) == forward[--i]);
+          CHECK(static_cast<int>(r.size()) == bfs_hops(down, down.gpu_node(GpuId(a)), down.gpu_node(GpuId(b))));
+        }
+    CHECK(i == 0);
+  }
+}
