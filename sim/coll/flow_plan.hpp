@@ -60,7 +60,7 @@ struct FlowPlan {
 
 // While a RouteReads lives (on this thread), every route append_route() and route_latency() read is
 // listed in it as (from, to): CollectiveRunner records which routes between a call's ranks preparing
-// it read (renamed_links() in collective_runner.cpp).
+// it read (renamed_links() in collective_renaming.cpp).
 class RouteReads {
  public:
   RouteReads();
