@@ -1,5 +1,6 @@
 #include "sim/calib/nccl_fit.hpp"
 
+#include "sim/calib/nccl_fit_stage.hpp"
 #include "sim/calib/nccl_params_yaml.hpp"
 
 #include <fmt/format.h>
@@ -16,176 +17,46 @@
 namespace plansim::calib {
 namespace {
 
-struct Case {
-  const CollectiveSample* s;
-  CollOp op;
-  std::string algo;
-};
+using nccl_stage::Case;
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-void set_efficiency(NcclModelParams& p, const std::string& key, double e) {
-  if (key == "network") p.network_efficiency = e;
-  else if (key == "nvls") p.nvls_efficiency = e;
-  else if (key == "pcie") p.pcie_efficiency = e;
-  else p.nvlink_efficiency = e;
+bool spans_servers(const Topology& topo, const Case& c) {
+  std::vector<GpuId> group;
+  for (int i = 0; i < c.s->nranks; ++i) group.push_back(GpuId::from(i));
+  return distinct_hosts(topo, group) > 1;
 }
 
-// Model time of every case with params `p` (per-call device latency and launch floor excluded).
-std::vector<double> model_times(const std::vector<Case>& cases, const Topology& topo, NcclModelParams p) {
-  p.device_latency_us = 0;
-  p.launch_overhead_us = 0;
-  std::vector<double> t;
-  for (const auto& c : cases)
-    t.push_back(measure_collective(topo, p, c.op, c.s->nranks, Bytes(c.s->size_bytes), c.algo).time.seconds());
+// Groups inside one server and groups spanning servers together (a system's 1-node and N-node tables):
+// two stages, as NCCL's model separates them. The server stage fits its bounding efficiency and per-call
+// latencies on the rows inside one server; the network stage then fits the network efficiency and NCCL's
+// per-network-step latency on the spanning rows, starting from the server stage's values (a spanning
+// ring also crosses NVLink inside each server) and keeping its launch floor (the same host loop). The
+// network parameters do not change a server-internal row's time, so each row is predicted by its stage.
+// Leave-one-out by file refits both stages without the file: a table of spanning groups left out is
+// predicted from the other tables; with no spanning table left, from the server stage alone (the
+// network at `start`).
+struct TwoStage {
+  NcclFit server, network;
+};
+
+TwoStage fit_two_stages(const std::vector<Case>& cases, const std::vector<bool>& use, const std::vector<bool>& spans,
+                        const Topology& topo, const NcclModelParams& start, bool loo) {
+  std::vector<Case> inner, outer;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (use[i]) (spans[i] ? outer : inner).push_back(cases[i]);
+  TwoStage t;
+  t.server.params = start;
+  if (!inner.empty()) t.server = nccl_stage::fit_cases(inner, topo, start, {.leave_one_out = loo});
+  if (!outer.empty())
+    t.network = nccl_stage::fit_cases(outer, topo, t.server.params, {.leave_one_out = loo, .hold_launch = true});
+  else
+    t.network.params = t.server.params;
   return t;
 }
-
-// The additive latency minimising sum(((t_model + x - t) / t)^2) over `use`, clamped at 0; and that sum.
-std::pair<double, double> best_extra(const std::vector<Case>& cases, const std::vector<double>& model,
-                                     const std::vector<bool>& use) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    if (!use[i]) continue;
-    const double t = cases[i].s->time_s;
-    num += (t - model[i]) / (t * t);
-    den += 1.0 / (t * t);
-  }
-  const double x = den > 0 ? std::max(0.0, num / den) : 0.0;
-  double sse = 0;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i]) sse += std::pow((model[i] + x - cases[i].s->time_s) / cases[i].s->time_s, 2);
-  return {x, sse};
-}
-
-struct GridPoint {
-  double e;
-  std::vector<double> model;
-};
-
-// Per-call latencies of a fit, in seconds: device (added to every call) and launch (a benchmark loop's
-// floor: predicted = max(launch, model + device)).
-struct Latencies {
-  double device = 0, launch = 0;
-};
-
-double predicted(double model, const Latencies& l) { return std::max(l.launch, model + l.device); }
-
-double sse_of(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use,
-              const Latencies& l) {
-  double sse = 0;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i]) sse += std::pow((predicted(model[i], l) - cases[i].s->time_s) / cases[i].s->time_s, 2);
-  return sse;
-}
-
-// The (device, launch) pair minimising the relative squared residuals over `use`: a grid of 1 us
-// (device 0-500 us, launch 0-1000 us), then 0.05 us around the best. Launch stays 0 when no floor
-// above every row's device time helps (it is then not identified by the rows: nothing binds).
-Latencies best_latencies(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use) {
-  Latencies best;
-  double best_sse = sse_of(cases, model, use, best);
-  auto scan = [&](double d0, double d1, double l0, double l1, double step) {
-    const Latencies around = best;
-    for (double d = std::max(0.0, around.device + d0); d <= around.device + d1 + 1e-12; d += step)
-      for (double l = std::max(0.0, around.launch + l0); l <= around.launch + l1 + 1e-12; l += step) {
-        const Latencies c{d, l};
-        const double sse = sse_of(cases, model, use, c);
-        if (sse < best_sse - 1e-15) best_sse = sse, best = c;
-      }
-  };
-  scan(0, 500e-6, 0, 1000e-6, 1e-6);
-  scan(-1e-6, 1e-6, -1e-6, 1e-6, 0.05e-6);
-  return best;
-}
-
-// Best efficiency and latencies for the cases in `use`, in two stages when some of them are large
-// (>= 64 MiB, where the bandwidth term dominates): the efficiency from the large cases alone (else all;
-// with the closed-form best additive latency), then the latencies at that efficiency. A joint
-// fit would let the many small rows (latency-bound, where the model's per-protocol latencies are least
-// certain) pull the bandwidth away from the plateau the large rows measure. The latencies are fitted on
-// the rows below 64 MiB only, and left at 0 when there are none.
-std::pair<const GridPoint*, Latencies> search(const std::vector<GridPoint>& grid, const std::vector<Case>& cases,
-                                              const std::vector<bool>& use) {
-  constexpr double kLarge = 64.0 * 1048576;
-  std::vector<bool> large(use.size(), false);
-  bool any_large = false;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i] && cases[i].s->size_bytes >= kLarge) large[i] = any_large = true;
-  const GridPoint* best_g = &grid.front();
-  double best = INFINITY;
-  for (const auto& g : grid) {
-    const double sse = best_extra(cases, g.model, any_large ? large : use).second;
-    if (sse < best) best = sse, best_g = &g;
-  }
-  // The latencies from the rows below 64 MiB (where they are a visible part of the time); with none,
-  // they are not identified and stay 0 (a few us of latency must not be fitted to 8 GiB rows' bandwidth).
-  std::vector<bool> small(use.size(), false);
-  bool any_small = !any_large;
-  for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i] && cases[i].s->size_bytes < kLarge) small[i] = any_small = true;
-  if (!any_small) return {best_g, Latencies{}};
-  return {best_g, best_latencies(cases, best_g->model, any_large ? small : use)};
-}
-
-// Across servers the latency the rows < 64 MiB show is fitted as NCCL's per-network-step latency
-// (graph latencyInter: tuning.cc 2.19-2.27 adds it to every inter-server step, twice with Simple, the
-// flush), not as a per-call constant: it is the transport's, so it scales with the steps that cross
-// servers (2 nNodes per ring all-reduce) when the profile predicts another node count. The device
-// latency stays at `start`; the launch floor is scanned as for one server. Grid: 0.5 us over 0-150 us,
-// then 0.05 us around the best; the model times of each grid point are cached per efficiency.
-struct NetLatencyFit {
-  double net_us = 0;
-  double launch = 0;  // seconds
-  std::vector<double> model;  // times at net_us, device latency included
-};
-
-class NetLatencyGrid {
- public:
-  NetLatencyGrid(const std::vector<Case>& cases, const Topology& topo, NcclModelParams start, std::string key)
-      : cases_(cases), topo_(topo), start_(std::move(start)), key_(std::move(key)) {}
-
-  NetLatencyFit fit(double efficiency, const std::vector<bool>& use) {
-    NetLatencyFit best;
-    double best_sse = INFINITY;
-    auto consider = [&](double net_us) {
-      const std::vector<double>& model = times(efficiency, net_us);
-      Latencies l{start_.device_latency_us * 1e-6, 0};
-      double sse = sse_of(cases_, model, use, l);
-      for (double launch = 1e-6; launch <= 1000e-6 + 1e-12; launch += 1e-6) {  // the floor, as best_latencies
-        const Latencies c{l.device, launch};
-        const double s = sse_of(cases_, model, use, c);
-        if (s < sse - 1e-15) sse = s, l = c;
-      }
-      if (sse < best_sse - 1e-15) best_sse = sse, best = {net_us, l.launch, model};
-    };
-    for (int k = 0; k <= 300; ++k) consider(0.5 * k);
-    const double around = best.net_us;
-    for (int k = -10; k <= 10; ++k)
-      if (k != 0 && around + 0.05 * k >= 0) consider(around + 0.05 * k);
-    for (double& t : best.model) t += start_.device_latency_us * 1e-6;
-    return best;
-  }
-
- private:
-  const std::vector<double>& times(double efficiency, double net_us) {
-    const auto key = std::make_pair(std::lround(efficiency * 100), std::llround(net_us * 100));
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    NcclModelParams p = start_;
-    set_efficiency(p, key_, efficiency);
-    p.net_latency_us = net_us;
-    return cache_[key] = model_times(cases_, topo_, p);
-  }
-  const std::vector<Case>& cases_;
-  const Topology& topo_;
-  NcclModelParams start_;
-  std::string key_;
-  std::map<std::pair<long, long long>, std::vector<double>> cache_;
-};
 
 }  // namespace
 
@@ -207,85 +78,23 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     if (!(s.time_s > 0)) throw ConfigError(s.pos, "a collective time must be positive");
     cases.push_back({&s, *op, algo});
   }
-  // Which efficiency bounds the groups: each row's bounding link kind (network when its group spans
-  // servers, NVLS when `auto` runs NVLS for it, else NVLink or PCIe), counted over the rows of the
-  // largest size class (>= 64 MiB when there are such rows, else all); the most frequent one is fitted
-  // (ties: the largest row's). The others stay at `start`.
-  NcclFit f;
-  auto key_of = [&](const Case& c) -> std::string {
-    std::vector<GpuId> group;
-    for (int i = 0; i < c.s->nranks; ++i) group.push_back(GpuId::from(i));
-    if (distinct_hosts(topo, group) > 1) return "network";
-    if (measure_collective(topo, start, c.op, c.s->nranks, Bytes(c.s->size_bytes), c.algo).algorithm == "nvls")
-      return "nvls";
-    return intra_hw_kind(topo, group) == HwKind::nvlink ? "nvlink" : "pcie";
-  };
-  const Case& big = *std::max_element(cases.begin(), cases.end(),
-                                      [](const Case& a, const Case& b) { return a.s->size_bytes < b.s->size_bytes; });
-  const double large = std::min(64.0 * 1048576, big.s->size_bytes);
-  std::map<std::string, int> votes;
-  for (const Case& c : cases)
-    if (c.s->size_bytes >= large) ++votes[key_of(c)];
-  f.efficiency_key = key_of(big);
-  for (const auto& [k, n] : votes)
-    if (n > votes[f.efficiency_key]) f.efficiency_key = k;
+  std::vector<bool> spans;
+  for (const Case& c : cases) spans.push_back(spans_servers(topo, c));
+  const bool any_inner = std::find(spans.begin(), spans.end(), false) != spans.end();
+  const bool any_outer = std::find(spans.begin(), spans.end(), true) != spans.end();
+  if (!(any_inner && any_outer)) return nccl_stage::fit_cases(cases, topo, start, {});
 
-  std::vector<GridPoint> grid;
-  for (int k = 5; k <= 100; ++k) {
-    NcclModelParams p = start;
-    set_efficiency(p, f.efficiency_key, k / 100.0);
-    grid.push_back({k / 100.0, model_times(cases, topo, p)});
-  }
   const std::vector<bool> all(cases.size(), true);
-  // Across servers: the latency is the network's per-step one (NetLatencyGrid), fitted on the rows the
-  // per-call latencies would be fitted on (< 64 MiB when there are larger ones).
-  f.fits_net_latency = f.efficiency_key == "network";
-  NetLatencyGrid net_grid(cases, topo, start, f.efficiency_key);
-  auto small_rows = [&](const std::vector<bool>& use) {
-    constexpr double kLarge = 64.0 * 1048576;
-    std::vector<bool> small(use.size(), false);
-    bool any_large = false, any_small = false;
-    for (size_t i = 0; i < cases.size(); ++i) any_large |= use[i] && cases[i].s->size_bytes >= kLarge;
-    for (size_t i = 0; i < cases.size(); ++i)
-      if (use[i] && (!any_large || cases[i].s->size_bytes < kLarge)) small[i] = any_small = true;
-    return std::make_pair(small, any_small);
-  };
-  // A fit on the rows `use`: the efficiency, the latencies and the model times of every case.
-  struct FoldFit {
-    double efficiency = 0, net_us = 0;
-    Latencies lat;
-    std::vector<double> model;  // without the launch floor
-  };
-  auto fit_on = [&](const std::vector<bool>& use) {
-    const auto [g, l] = search(grid, cases, use);
-    FoldFit r{g->e, start.net_latency_us, l, g->model};
-    if (!f.fits_net_latency) return r;
-    const auto [small, any_small] = small_rows(use);
-    r.lat = Latencies{start.device_latency_us * 1e-6, 0};
-    r.model = g->model;
-    for (double& t : r.model) t += r.lat.device;
-    if (!any_small) return r;
-    NetLatencyFit n = net_grid.fit(g->e, small);
-    r.net_us = n.net_us;
-    r.lat.launch = n.launch;
-    r.model = std::move(n.model);
-    return r;
-  };
-  auto predicted_by = [&](const FoldFit& r, size_t i) {
-    return f.fits_net_latency ? std::max(r.lat.launch, r.model[i]) : predicted(r.model[i], r.lat);
-  };
-  const FoldFit best = fit_on(all);
-  f.efficiency = best.efficiency;
-  f.device_latency_us = best.lat.device * 1e6;
-  f.launch_overhead_us = best.lat.launch * 1e6;
-  f.net_latency_us = best.net_us;
-  f.params = start;
-  set_efficiency(f.params, f.efficiency_key, f.efficiency);
-  f.params.device_latency_us = f.device_latency_us;
-  f.params.launch_overhead_us = f.launch_overhead_us;
-  f.params.net_latency_us = f.net_latency_us;
-
-  // Leave-one-out folds: by file when there are several, else by sample.
+  const TwoStage best = fit_two_stages(cases, all, spans, topo, start, false);
+  NcclFit f = best.server;
+  f.params = best.network.params;
+  f.network = NcclFit::NetworkStage{best.network.efficiency, best.network.net_latency_us};
+  f.residuals.clear();
+  // Each row predicted by its stage, in the input's order.
+  size_t in = 0, out = 0;
+  for (size_t i = 0; i < cases.size(); ++i)
+    f.residuals.push_back(spans[i] ? best.network.residuals[out++] : best.server.residuals[in++]);
+  f.launch_bound_rows = best.server.launch_bound_rows + best.network.launch_bound_rows;
   std::map<std::string, std::vector<size_t>> folds;
   for (size_t i = 0; i < cases.size(); ++i) folds[cases[i].s->pos.file].push_back(i);
   f.loo_by = folds.size() > 1 ? "file" : "sample";
@@ -293,18 +102,16 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     folds.clear();
     for (size_t i = 0; i < cases.size(); ++i) folds[std::to_string(i)].push_back(i);
   }
-  f.residuals.resize(cases.size());
-  for (size_t i = 0; i < cases.size(); ++i) {
-    f.residuals[i] = {cases[i].s, predicted_by(best, i), 0};
-    const double device = f.fits_net_latency ? 0.0 : best.lat.device;
-    if (best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
-  }
   for (const auto& [name, members] : folds) {
     std::vector<bool> use(cases.size(), true);
     for (size_t i : members) use[i] = false;
-    if (std::none_of(use.begin(), use.end(), [](bool b) { return b; })) continue;
-    const FoldFit r = fit_on(use);
-    for (size_t i : members) f.residuals[i].loo_predicted_s = predicted_by(r, i);
+    const TwoStage r = fit_two_stages(cases, use, spans, topo, start, false);
+    for (size_t i : members) {
+      const NcclModelParams& p = spans[i] ? r.network.params : r.server.params;
+      f.residuals[i].loo_predicted_s = measure_collective(topo, p, cases[i].op, cases[i].s->nranks,
+                                                          Bytes(cases[i].s->size_bytes), cases[i].algo)
+                                           .time.seconds();
+    }
   }
   return f;
 }
@@ -321,6 +128,10 @@ std::string format_nccl_fit(const NcclFit& f) {
       f.launch_bound_rows > 0 ? fmt::format("the floor of {} rows", f.launch_bound_rows)
                               : std::string("binds no row: not identified"),
       f.loo_by);
+  if (f.network)
+    t += fmt::format("# then, on the rows spanning servers (the values above held): network efficiency {:.2f}, "
+                     "network step latency (net_latency) {:.2f} us\n",
+                     f.network->efficiency, f.network->net_latency_us);
   t += fmt::format("# {:>14} {:>5} {:>14} {:>12} {:>12} {:>8} {:>8}\n", "op", "ranks", "size (B)", "measured",
                    "predicted", "error", "loo");
   t += fmt::format("# {:>14} {:>5} {:>14} {:>12} {:>12} {:>8} {:>8}\n", "", "", "", "busbw GB/s", "busbw GB/s", "%", "%");

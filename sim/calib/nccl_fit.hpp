@@ -12,11 +12,15 @@
 //   When the groups span servers the latency fitted is instead NCCL's per-network-step latency
 //   (net_latency: tuning.cc's graph latencyInter, paid on each of the 2 nNodes network steps of a ring
 //   all-reduce, twice with Simple), which scales with the node count; the device latency stays at `start`.
+//   Rows inside one server and rows spanning servers together (a system's 1-node and N-node tables) are
+//   fitted in two stages: the server stage as above on the rows inside one server, then the network
+//   efficiency and per-network-step latency on the spanning rows, the server stage's values held.
 //   When some rows are >= 64 MiB, the efficiency is chosen on those rows alone (the bandwidth plateau,
 //   with the best additive latency) and the latencies then on the rows below 64 MiB (none: left at 0).
 // Every other parameter stays at `start` (NCCL's tuning.cc constants, or the profile given). Residuals
 // are reported per sample, and leave-one-out: by input file (one nccl-tests table per file) when there
 // are several, else by sample.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +47,13 @@ struct NcclFit {
   bool fits_net_latency = false;
   double net_latency_us = 0;
   int launch_bound_rows = 0;       // rows whose prediction is the launch floor (0: L not identified)
+  // Two stages (rows inside one server and rows spanning servers): the fields above are the server
+  // stage's, this the network stage's, fitted on the spanning rows with the server stage held.
+  struct NetworkStage {
+    double efficiency = 0;
+    double net_latency_us = 0;
+  };
+  std::optional<NetworkStage> network;
   std::vector<NcclFitResidual> residuals;
   std::string loo_by;              // "file" or "sample"
 };

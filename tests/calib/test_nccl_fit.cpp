@@ -88,6 +88,38 @@ TEST_CASE("nccl fit: one group inside an NVLink server fits the NVLink efficienc
   CHECK(f.loo_by == "file");
 }
 
+TEST_CASE("nccl fit: one server's rows and spanning rows together fit in two stages: NVLink, then the network", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(2, 4);
+  NcclModelParams truth;
+  truth.nvlink_efficiency = 0.6;
+  truth.device_latency_us = 5.0;
+  truth.network_efficiency = 0.7;
+  truth.net_latency_us = 12.0;
+  calib::Measurements m = synthetic(topo, truth, 4, "one_server.json");
+  const calib::Measurements across = synthetic(topo, truth, 8, "two_servers.json");
+  m.collectives.insert(m.collectives.end(), across.collectives.begin(), across.collectives.end());
+  const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  CHECK(f.efficiency_key == "nvlink");
+  CHECK(f.efficiency == Approx(0.6));
+  CHECK(f.device_latency_us == Approx(5.0).margin(0.05));
+  REQUIRE(f.network);
+  CHECK(f.network->efficiency == Approx(0.7));
+  CHECK(f.network->net_latency_us == Approx(12.0).margin(0.05));
+  CHECK(f.params.nvlink_efficiency == Approx(0.6));
+  CHECK(f.params.network_efficiency == Approx(0.7));
+  CHECK(f.loo_by == "file");
+  REQUIRE(f.residuals.size() == m.collectives.size());
+  for (size_t i = 0; i < f.residuals.size(); ++i) {
+    CHECK(f.residuals[i].sample == &m.collectives[i]);  // the input's order
+    CHECK(f.residuals[i].predicted_s == Approx(m.collectives[i].time_s).epsilon(1e-3));
+  }
+  // The spanning table left out: predicted from the server stage alone, with the network at `start`
+  // (efficiency 1, no step latency), so faster than measured: the error the report prints, not hidden.
+  for (const auto& r : f.residuals)
+    if (r.sample->nranks == 8) CHECK(r.loo_predicted_s < r.sample->time_s);
+  CHECK_THAT(calib::format_nccl_fit(f), Catch::Contains("network efficiency 0.70"));
+}
+
 TEST_CASE("nccl fit: unknown algorithms, too many ranks and no rows are errors at the row", "[calib][coll]") {
   const Topology topo = test::cluster_topology(1, 4);
   calib::Measurements m = synthetic(topo, NcclModelParams{}, 4, "a.json");
