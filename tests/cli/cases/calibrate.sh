@@ -28,6 +28,13 @@ expect_stdout '^    LL128: 20 GB/s$' "$plansim" calibrate "$b/rtx4090_docker_2gp
 expect_stderr 'leave-one-out by table' "$plansim" calibrate "$b/rtx4090_docker_2gpu.json" "$b/rtx4090_docker_4gpu.json" \
   --topology "$src/topologies/pcie-8gpu.yaml" --calibration "$src/validate/calibration/start/ampere.yaml"
 expect_exit 2 "$plansim" calibrate "$dc" --topology "$src/topologies/hgx-h200.yaml" --calibration "$tmp/no_such_profile.yaml"
+# A system's 1-node and 4-node tables together: two stages (the server's NVLS, then the network on the
+# spanning rows), both efficiencies written.
+p6="$src/topologies/aws-p6-b200.yaml"
+expect_stderr 'then, on the rows spanning servers' "$plansim" calibrate "$b/b200_p6_allreduce_8GiB_by_gpu_count_nvls_off.json" \
+  "$b/b200_p6_4node_allreduce_bench.json" --topology "$p6" --calibration "$src/validate/calibration/start/blackwell.yaml"
+expect_stdout '^    network: 0\.[0-9]+$' "$plansim" calibrate "$b/b200_p6_allreduce_8GiB_by_gpu_count_nvls_off.json" \
+  "$b/b200_p6_4node_allreduce_bench.json" --topology "$p6" --calibration "$src/validate/calibration/start/blackwell.yaml"
 
 # --runs round trip: "measure" three small plans with plansim itself at a known attention_efficiency (0.4),
 # fit that key from the built-in default, and check that the fit finds 0.4 and that the profile it wrote
