@@ -95,13 +95,7 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
   for (size_t i = 0; i < cases.size(); ++i)
     f.residuals.push_back(spans[i] ? best.network.residuals[out++] : best.server.residuals[in++]);
   f.launch_bound_rows = best.server.launch_bound_rows + best.network.launch_bound_rows;
-  std::map<std::string, std::vector<size_t>> folds;
-  for (size_t i = 0; i < cases.size(); ++i) folds[cases[i].s->pos.file].push_back(i);
-  f.loo_by = folds.size() > 1 ? "file" : "sample";
-  if (folds.size() <= 1) {
-    folds.clear();
-    for (size_t i = 0; i < cases.size(); ++i) folds[std::to_string(i)].push_back(i);
-  }
+  const auto folds = nccl_stage::leave_one_out_folds(cases, f.loo_by);
   for (const auto& [name, members] : folds) {
     std::vector<bool> use(cases.size(), true);
     for (size_t i : members) use[i] = false;

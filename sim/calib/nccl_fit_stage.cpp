@@ -178,6 +178,17 @@ class NetLatencyGrid {
 
 }  // namespace
 
+std::map<std::string, std::vector<size_t>> leave_one_out_folds(const std::vector<Case>& cases, std::string& by) {
+  std::map<std::string, std::vector<size_t>> folds;
+  for (size_t i = 0; i < cases.size(); ++i) folds[cases[i].s->pos.file].push_back(i);
+  by = folds.size() > 1 ? "file" : "sample";
+  if (folds.size() <= 1) {
+    folds.clear();
+    for (size_t i = 0; i < cases.size(); ++i) folds[std::to_string(i)].push_back(i);
+  }
+  return folds;
+}
+
 NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const NcclModelParams& start, Options o) {
   // Which efficiency bounds the groups: each row's bounding link kind (network when its group spans
   // servers, NVLS when `auto` runs NVLS for it, else NVLink or PCIe), counted over the rows of the
@@ -265,13 +276,7 @@ NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const Nc
     if (best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
   }
   if (!o.leave_one_out) return f;
-  std::map<std::string, std::vector<size_t>> folds;
-  for (size_t i = 0; i < cases.size(); ++i) folds[cases[i].s->pos.file].push_back(i);
-  f.loo_by = folds.size() > 1 ? "file" : "sample";
-  if (folds.size() <= 1) {
-    folds.clear();
-    for (size_t i = 0; i < cases.size(); ++i) folds[std::to_string(i)].push_back(i);
-  }
+  const auto folds = leave_one_out_folds(cases, f.loo_by);
   for (const auto& [name, members] : folds) {
     std::vector<bool> use(cases.size(), true);
     for (size_t i : members) use[i] = false;
