@@ -44,12 +44,17 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
   // All-to-all: every token goes out top_k times (one copy per chosen expert; the share bound for
   // this rank's own experts stays local, which the collective's (n−1)/n accounts). With a capacity
   // factor Megatron sends the padded per-expert buffers: ceil(cf·t·k/E) tokens for each of E experts.
+  // A rank dispatches only its sequence-parallel shard: Megatron-Core's MoE layer runs on the SP-sharded
+  // hidden states and its token dispatchers send each TP rank's own tokens (token_dispatcher.py's
+  // notation: "num_local_tokens: S/TP*B, num_global_tokens: num_local_tokens*TP*EP"); the expert TP group
+  // then gathers what its ranks received. Without SP every TP rank holds (and would send) all tokens.
   if (const auto& moe = s.model.moe) {
     const double h = static_cast<double>(s.model.hidden);
+    const double local = tokens / (par.sequence_parallel ? par.tp : 1);
     c.a2a_bytes = moe->capacity_factor
-                      ? std::ceil(*moe->capacity_factor * tokens * moe->top_k / moe->experts) * moe->experts * h * e
-                      : tokens * moe->top_k * h * e;
-    c.token_bytes = tokens * h * e;
+                      ? std::ceil(*moe->capacity_factor * local * moe->top_k / moe->experts) * moe->experts * h * e
+                      : local * moe->top_k * h * e;
+    c.token_bytes = local * h * e;
   }
   PLANSIM_ASSERT(!(options.fold_tp && options.fold_dp), "compile_plan: fold TP or DP, not both");
   const Dim fold_dim = options.fold_dp ? Dim::dp : Dim::tp;

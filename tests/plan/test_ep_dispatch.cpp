@@ -69,3 +69,24 @@ TEST_CASE("compiler: the hierarchical dispatcher sends each token once per serve
   s.parallel.node_gpus = 16;
   CHECK(a2a(compile_plan(s)) == flat);
 }
+
+TEST_CASE("compiler: with TP and sequence parallelism each TP rank dispatches only its sequence shard",
+          "[plan][moe]") {
+  // 16 ranks: TP2 x DP8, EP8. Megatron-Core's MoE layer runs on the SP-sharded hidden states, so a TP
+  // rank sends tokens/tp of them (token_dispatcher.py: num_local_tokens = S/TP*B); without SP it holds
+  // and sends all of them.
+  Scenario s = testing::small_scenario(2, 1, 8, 2);
+  s.model.moe = MoeSpec{64, 4, 768, 1};
+  s.parallel.ep = 8;
+  s.parallel.node_gpus = 16;
+  const double tokens = 1024, h = 1024, e = 2;
+  auto first_a2a = [](const CompiledPlan& p) {
+    for (const auto& o : p.programs[0].ops)
+      if (o.kind == OpKind::collective && o.comm == CommOp::all_to_all) return o.bytes;
+    return 0.0;
+  };
+  s.parallel.sequence_parallel = true;
+  CHECK(first_a2a(compile_plan(s)) == Approx(tokens / 2 * 4 * h * e));
+  s.parallel.sequence_parallel = false;
+  CHECK(first_a2a(compile_plan(s)) == Approx(tokens * 4 * h * e));
+}
