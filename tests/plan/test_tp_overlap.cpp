@@ -219,3 +219,52 @@ TEST_CASE("TP overlap off: each block is one op holding all its kernels, its col
       CHECK(blocks == 8 * 2 * passes);
     }
 }
+
+TEST_CASE("TP overlap: comm_slowdown slows only the paired GEMM, only while its collective runs", "[plan][exec]") {
+  // Collectives of C shorter than every paired GEMM: the GEMM progresses at 1/(1+s) for C, then at full
+  // rate, so each collective adds C − C/(1+s) = C·s/(1+s), and nothing else in the block is slowed.
+  const Scenario s = overlapped();
+  const CompiledPlan plan = compile_plan(s);
+  ComputeParams slowed = exact();
+  slowed.comm_slowdown = 0.25;
+  const ComputeModel cm(slowed);
+  const Program& p = plan.programs[0];
+  double g_min = 1e9;
+  int collectives = 0;
+  for (size_t c = 0; c < p.ops.size(); ++c)
+    if (is_tp(p.ops[c])) {
+      ++collectives;
+      g_min = std::min(g_min, cm.ops_time(plan.costs[p.ops[paired_gemm(p, c)].cost].kernels).seconds());
+    }
+  const double c = 0.5 * g_min;
+  auto run = [&](Time per_collective) {
+    Simulation sim;
+    testing::FixedComm comm(sim, [&](const CommRequest&) { return per_collective; });
+    return execute(plan, cm, comm, sim).iteration.seconds();
+  };
+  const double added = run(Time::from_seconds(c)) - run(Time::zero());
+  CHECK(added == Approx(collectives * c * 0.25 / 1.25).epsilon(1e-6));
+}
+
+TEST_CASE("TP overlap: an MoE block has no pipelined GEMM, so its TP collectives are not overlapped", "[plan]") {
+  Scenario s = overlapped();
+  s.model.moe = MoeSpec{8, 2, 1024, 2};  // layers 1, 3, 5, 7
+  const CompiledPlan plan = compile_plan(s);
+  const Program& p = plan.programs[0];
+  int moe_blocks = 0, dense_cut = 0;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    if (p.ops[i].kind != OpKind::compute) continue;
+    const std::string& n = plan.costs[p.ops[i].cost].name;
+    if (n.rfind("mlp_fwd:", 0) == 0) ++dense_cut;
+    if (n != "moe_mlp_fwd" && n != "moe_mlp_bwd") continue;
+    ++moe_blocks;
+    // The all-gather before it is a plain dependency; the reduce-scatter after it waits for it.
+    size_t ag = i - 1, rs = i + 1;
+    while (!is_tp(p.ops[ag], CommOp::all_gather)) --ag;
+    while (!is_tp(p.ops[rs])) ++rs;
+    CHECK(depends(p, i, ag));
+    CHECK(depends(p, rs, i));
+  }
+  CHECK(moe_blocks == 4 * 2);  // forward and backward of the 4 MoE layers
+  CHECK(dense_cut == 4 * 3);   // the dense MLP blocks' forward: [mlp_up] [rest] [mlp_down]
+}
