@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "sim/plan/tp_overlap.hpp"
+
 namespace plansim {
 
 CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s), out_(&out) {
   shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention};
   if (s.training.overlap.tp_comm && s.parallel.tp > 1) shard_.tp_overlap_chunks = s.parallel.tp;
+  tp_split_ = shard_.tp_overlap_chunks > 1;
 }
 
 uint32_t CostTable::add(const std::string& key, std::vector<OpCost> kernels) {
@@ -30,14 +33,23 @@ int layer_of_kind(const ModelSpec& m, bool moe) {
     if (m.is_moe_layer(l) == moe) return l;
   return 0;
 }
+std::string forward_name(int block, bool moe) {
+  return fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp");
+}
+// Fine-tuning variants: "_frozen" (no weight gradients of the block's own weights), "_lora" (adapter
+// gradients), "_nograd" (no input gradient); the default (everything trained) keeps the plain name.
+std::string backward_name(int block, bool moe, BackwardPart part, BlockTraining bt) {
+  const std::string variant = fmt::format("{}{}{}", bt.base ? "" : "_frozen", bt.adapters ? "_lora" : "",
+                                          bt.input_grad ? "" : "_nograd");
+  return fmt::format("{}{}_{}{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp",
+                     part_name(part), variant);
+}
 }  // namespace
 
 uint32_t CostTable::forward(int block, bool moe) {
   uint32_t& id = forward_ids_[static_cast<size_t>(block * 2 + (moe ? 1 : 0))];
   if (id != kUnset) return id;
-  LayerForward f = layer_forward(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
-  return id = add(fmt::format("{}{}_fwd", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp"),
-                  block_forward(block, moe));
+  return id = add(forward_name(block, moe), block_forward(block, moe));
 }
 
 std::vector<OpCost> CostTable::block_forward(int block, bool moe) const {
@@ -45,17 +57,55 @@ std::vector<OpCost> CostTable::block_forward(int block, bool moe) const {
   return with_adapters(block == 0 ? f.attention : f.mlp, s_->training.finetune, block, dtype_size(s_->model.dtype).value());
 }
 
+int CostTable::backward_slot(int block, bool moe, BackwardPart part, BlockTraining bt) {
+  return ((block * 2 + (moe ? 1 : 0)) * 3 + static_cast<int>(part)) * 8 + bt.index();
+}
+
+std::vector<OpCost> CostTable::block_backward(int block, bool moe, BackwardPart part, BlockTraining bt) const {
+  return finetune_backward(block_forward(block, moe), bt, part);
+}
+
 uint32_t CostTable::backward(int block, bool moe, BackwardPart part, BlockTraining bt) {
-  const int slot = ((block * 2 + (moe ? 1 : 0)) * 3 + static_cast<int>(part)) * 8 + bt.index();
-  uint32_t& id = backward_ids_[static_cast<size_t>(slot)];
+  uint32_t& id = backward_ids_[static_cast<size_t>(backward_slot(block, moe, part, bt))];
   if (id != kUnset) return id;
-  // Fine-tuning variants: "_frozen" (no weight gradients of the block's own weights), "_lora" (adapter
-  // gradients), "_nograd" (no input gradient); the default (everything trained) keeps the plain name.
-  const std::string variant = fmt::format("{}{}{}", bt.base ? "" : "_frozen", bt.adapters ? "_lora" : "",
-                                          bt.input_grad ? "" : "_nograd");
-  return id = add(fmt::format("{}{}_{}{}", moe && block == 1 ? "moe_" : "", block == 0 ? "attention" : "mlp",
-                              part_name(part), variant),
-                  finetune_backward(block_forward(block, moe), bt, part));
+  return id = add(backward_name(block, moe, part, bt), block_backward(block, moe, part, bt));
+}
+
+TpSplit CostTable::add_split(const std::string& name, const std::vector<OpCost>& kernels, bool backward) {
+  const TpPairs pairs = tp_pairs(kernels, backward);
+  if (!pairs.split()) return {};
+  std::vector<OpCost> rest;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (static_cast<int>(i) != pairs.before && static_cast<int>(i) != pairs.after) rest.push_back(kernels[i]);
+  auto one = [&](int i) {
+    const OpCost& k = kernels[static_cast<size_t>(i)];
+    return add(name + ":" + k.name, {k});
+  };
+  TpSplit t;
+  t.before = one(pairs.before);
+  t.rest = add(name + ":rest", std::move(rest));
+  if (pairs.after >= 0) t.after = one(pairs.after);
+  return t;
+}
+
+TpSplit CostTable::forward_split(int block, bool moe) {
+  if (!tp_split_) return {};
+  const auto slot = static_cast<size_t>(block * 2 + (moe ? 1 : 0));
+  if (!forward_split_set_[slot]) {
+    forward_splits_[slot] = add_split(forward_name(block, moe), block_forward(block, moe), false);
+    forward_split_set_[slot] = true;
+  }
+  return forward_splits_[slot];
+}
+
+TpSplit CostTable::backward_split(int block, bool moe, BackwardPart part, BlockTraining bt) {
+  if (!tp_split_) return {};
+  const auto slot = static_cast<size_t>(backward_slot(block, moe, part, bt));
+  if (!backward_split_set_[slot]) {
+    backward_splits_[slot] = add_split(backward_name(block, moe, part, bt), block_backward(block, moe, part, bt), true);
+    backward_split_set_[slot] = true;
+  }
+  return backward_splits_[slot];
 }
 
 uint32_t CostTable::attention_recompute() {

@@ -157,10 +157,24 @@ class RankBuilder {
     return static_cast<uint32_t>(((mb * c_.nvs) + boundary_vs) * 2 + dir);
   }
 
+  // A block's compute ops (plan/tp_overlap.hpp): `core` holds its kernels other than the paired GEMMs
+  // (all of them when the block is one op), `last` is its last op, `paired_from` the op after which
+  // its last GEMM and the collective after the block start together (kNone: no GEMM pairs with it).
+  struct BlockOps {
+    uint32_t core = kNone, paired_from = kNone, last = kNone;
+  };
+  static BlockOps whole(uint32_t op) { return BlockOps{op, kNone, op}; }
+  // A cut block, in two calls around what the caller puts between them (selective recompute): the
+  // GEMM beside the pending all-gather (the next compute op waits for both), then the rest and the
+  // GEMM beside the collective after the block.
+  uint32_t split_before(const TpSplit& sp, Phase ph, int mb, bool recompute, std::initializer_list<uint32_t> deps);
+  BlockOps split_rest(const TpSplit& sp, Phase ph, int mb, bool recompute, std::initializer_list<uint32_t> deps);
   // TP collective after a block (forward or backward); returns what the next block depends on.
-  // Overlapped (plan/tp_overlap.hpp): it runs beside the block and the rank's next kernel waits for it.
-  uint32_t tp_after(uint32_t block, Phase ph, int mb);
-  uint32_t tp_before(uint32_t dep, Phase ph, int mb);
+  // Overlapped where a GEMM pairs with it: it runs beside that GEMM and the rank's next kernel waits for it.
+  uint32_t tp_after(const BlockOps& block, Phase ph, int mb);
+  // TP all-gather before a block (sequence parallel); `paired`: the block's first GEMM runs beside it
+  // (split_before joins it), else the block waits for it.
+  uint32_t tp_before(uint32_t dep, Phase ph, int mb, bool paired);
   // The MoE block's token exchange before (`to_experts`) or after its expert compute (plan/ep_dispatch.hpp):
   // one all-to-all over the EP group, or the hierarchical dispatcher's across-server then within-server
   // pair (the combine: within, then across).

@@ -2,20 +2,36 @@
 
 namespace plansim::rank_build {
 
-uint32_t RankBuilder::tp_after(uint32_t block, Phase ph, int mb) {
-  if (s_.parallel.tp == 1) return block;
+uint32_t RankBuilder::tp_after(const BlockOps& block, Phase ph, int mb) {
+  if (s_.parallel.tp == 1) return block.last;
   const CommOp op = s_.parallel.sequence_parallel ? CommOp::reduce_scatter : CommOp::all_reduce;
-  const bool ov = s_.training.overlap.tp_comm;
-  uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {ov ? tp_ov_.block_in : block});
+  const bool ov = block.paired_from != kNone;
+  uint32_t c = coll(StreamKind::tp_comm, op, tp_, c_.act_bytes, ph, mb, {ov ? block.paired_from : block.last});
   if (ov) tp_ov_.join = c;
-  return ov ? block : c;
+  return ov ? block.last : c;
 }
 
-uint32_t RankBuilder::tp_before(uint32_t dep, Phase ph, int mb) {
-  tp_ov_.block_in = dep;
+uint32_t RankBuilder::tp_before(uint32_t dep, Phase ph, int mb, bool paired) {
   if (s_.parallel.tp == 1 || !s_.parallel.sequence_parallel) return dep;
   uint32_t c = coll(StreamKind::tp_comm, CommOp::all_gather, tp_, c_.act_bytes, ph, mb, {dep});
-  return s_.training.overlap.tp_comm ? dep : c;
+  if (!paired) return c;
+  tp_ov_.gather = c;
+  return dep;
+}
+
+uint32_t RankBuilder::split_before(const TpSplit& sp, Phase ph, int mb, bool recompute,
+                                   std::initializer_list<uint32_t> deps) {
+  const uint32_t g = compute(sp.before, ph, mb, recompute, deps);
+  tp_ov_.join = tp_ov_.gather;  // the all-gather beside it (kNone without sequence parallelism)
+  tp_ov_.gather = kNone;
+  return g;
+}
+
+RankBuilder::BlockOps RankBuilder::split_rest(const TpSplit& sp, Phase ph, int mb, bool recompute,
+                                              std::initializer_list<uint32_t> deps) {
+  const uint32_t r = compute(sp.rest, ph, mb, recompute, deps);
+  if (sp.after == TpSplit::kNoEntry) return whole(r);
+  return BlockOps{r, r, compute(sp.after, ph, mb, recompute, {r})};
 }
 
 uint32_t RankBuilder::ep_exchange(uint32_t dep, Phase ph, int mb, bool to_experts) {
@@ -41,15 +57,19 @@ uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool r
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
   const uint32_t pg = first_mb(mb) && !recompute && l < static_cast<int>(param_gather_.size()) ? param_gather_[static_cast<size_t>(l)] : kNone;
-  d = tp_before(d, ph, mb);
+  const TpSplit sa = c_.costs->forward_split(0, moe);
+  d = tp_before(d, ph, mb, sa.split());
   uint32_t kv = kNone;
   if (s_.parallel.cp > 1) kv = coll(StreamKind::cp_comm, CommOp::all_gather, cp_, c_.kv_bytes, ph, mb, {d});
-  uint32_t a = compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg});
+  const BlockOps a = sa.split() ? split_rest(sa, ph, mb, recompute, {split_before(sa, ph, mb, recompute, {d, g, pg}), kv})
+                                : whole(compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg}));
   d = tp_after(a, ph, mb);
-  d = tp_before(d, ph, mb);
+  const TpSplit sm = c_.costs->forward_split(1, moe);
+  d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);
-  uint32_t m = compute(c_.costs->forward(1, moe), ph, mb, recompute, {d});
-  if (moe) m = ep_exchange(m, ph, mb, false);
+  BlockOps m = sm.split() ? split_rest(sm, ph, mb, recompute, {split_before(sm, ph, mb, recompute, {d})})
+                          : whole(compute(c_.costs->forward(1, moe), ph, mb, recompute, {d}));
+  if (moe) m = whole(ep_exchange(m.last, ph, mb, false));
   return tp_after(m, ph, mb);
 }
 
@@ -60,22 +80,27 @@ uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart pa
   const Phase ph = Phase::B;
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
-  d = tp_before(d, ph, mb);
+  const TpSplit sm = c_.costs->backward_split(1, moe, part, mlp);
+  d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);
-  uint32_t m = compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g});
-  if (moe) m = ep_exchange(m, ph, mb, false);
-  uint32_t grads = m, out = m;
+  BlockOps m = sm.split() ? split_rest(sm, ph, mb, false, {split_before(sm, ph, mb, false, {d, g})})
+                          : whole(compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g}));
+  if (moe) m = whole(ep_exchange(m.last, ph, mb, false));
+  uint32_t grads = m.last, out = m.last;
   if (attn.has_backward()) {
     d = tp_after(m, ph, mb);
-    d = tp_before(d, ph, mb);
-    const uint32_t cost = c_.costs->backward(0, moe, part, attn);
+    const TpSplit sa = c_.costs->backward_split(0, moe, part, attn);
+    d = tp_before(d, ph, mb, sa.split());
+    const uint32_t cost = sa.split() ? sa.rest : c_.costs->backward(0, moe, part, attn);
     const bool core = c_.costs->has_attention(cost);
+    // Cut: the output gradient's GEMM first (beside its all-gather), then the recomputed attention core.
+    if (sa.split()) d = split_before(sa, ph, mb, false, {d});
     if (s_.training.recompute == Recompute::selective && core)
       d = compute(c_.costs->attention_recompute(), ph, mb, true, {d});
-    uint32_t a = compute(cost, ph, mb, false, {d});
-    if (s_.parallel.cp > 1 && core) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a});
-    out = attn.input_grad ? tp_after(a, ph, mb) : a;
-    grads = a;
+    const BlockOps a = sa.split() ? split_rest(sa, ph, mb, false, {d}) : whole(compute(cost, ph, mb, false, {d}));
+    if (s_.parallel.cp > 1 && core) coll(StreamKind::cp_comm, CommOp::reduce_scatter, cp_, c_.kv_bytes, ph, mb, {a.core});
+    out = attn.input_grad ? tp_after(a, ph, mb) : a.last;
+    grads = a.last;
   }
   if (part == BackwardPart::both && last_mb(mb)) add_grads(l, grads);
   return out;
