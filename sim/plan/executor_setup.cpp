@@ -5,6 +5,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/plan/executor_engine.hpp"
+#include "sim/plan/p2p_pairs.hpp"
 
 namespace plansim::exec {
 
@@ -112,33 +113,14 @@ void Engine::init_collectives() {
 }
 
 void Engine::init_p2p() {
-  struct End {
-    uint32_t src, dst, tag, program, op;
-  };
-  std::vector<End> ends;
-  for (size_t r = 0; r < plan_.programs.size(); ++r) {
-    const Program& p = plan_.programs[r];
-    for (uint32_t i = 0; i < p.ops.size(); ++i) {
-      const ProgramOp& op = p.ops[i];
-      if (op.kind != OpKind::send && op.kind != OpKind::recv) continue;
-      const bool send = op.kind == OpKind::send;
-      ends.push_back({send ? p.rank : op.peer, send ? op.peer : p.rank, op.tag, static_cast<uint32_t>(r), i});
-    }
-  }
-  auto key = [](const End& e) { return std::tie(e.src, e.dst, e.tag); };
-  std::sort(ends.begin(), ends.end(), [&](const End& a, const End& b) {
-    return std::tie(a.src, a.dst, a.tag, a.program, a.op) < std::tie(b.src, b.dst, b.tag, b.program, b.op);
-  });
-  for (size_t k = 0; k < ends.size();) {
-    size_t e = k + 1;
-    while (e < ends.size() && key(ends[e]) == key(ends[k])) ++e;
-    PLANSIM_ASSERT(e - k <= 2, fmt::format("more than one send/recv pair {} -> {} with tag {}", ends[k].src,
-                                           ends[k].dst, ends[k].tag));
+  for (const P2pPair& pair : match_send_recv(plan_)) {
+    PLANSIM_ASSERT(pair.ends.size() <= 2,
+                   fmt::format("more than one send/recv pair {} -> {} with tag {}", pair.src, pair.dst, pair.tag));
     Rendezvous& rv = add_rendezvous(2);
-    rv.src = GpuId(ends[k].src);
-    rv.dst = GpuId(ends[k].dst);
+    rv.src = GpuId(pair.src);
+    rv.dst = GpuId(pair.dst);
     const auto id = static_cast<uint32_t>(rv_.size() - 1);
-    for (; k < e; ++k) join(ends[k].program, ends[k].op, id);
+    for (const P2pEnd& e : pair.ends) join(e.program, e.op, id);
   }
 }
 

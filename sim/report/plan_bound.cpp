@@ -13,6 +13,7 @@
 #include "sim/core/assert.hpp"
 #include "sim/core/error.hpp"
 #include "sim/net/flow_network.hpp"
+#include "sim/plan/p2p_pairs.hpp"
 #include "sim/plan/plan_compiler.hpp"
 
 namespace plansim {
@@ -204,32 +205,12 @@ class Evaluator {
 
   // A send and a recv meet when they name the same (sender, receiver, tag).
   void init_p2p() {
-    struct End {
-      uint32_t src, dst, tag, global;
-      double bytes;
-    };
-    std::vector<End> ends;
-    for (size_t r = 0; r < plan_.programs.size(); ++r) {
-      const Program& p = plan_.programs[r];
-      for (uint32_t i = 0; i < p.ops.size(); ++i) {
-        const ProgramOp& op = p.ops[i];
-        if (op.kind != OpKind::send && op.kind != OpKind::recv) continue;
-        const bool send = op.kind == OpKind::send;
-        ends.push_back({send ? p.rank : op.peer, send ? op.peer : p.rank, op.tag, first_[r] + i, op.bytes});
-      }
-    }
-    std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) {
-      return std::tie(a.src, a.dst, a.tag, a.global) < std::tie(b.src, b.dst, b.tag, b.global);
-    });
-    for (size_t k = 0; k < ends.size();) {
-      size_t e = k + 1;
-      while (e < ends.size() && std::tie(ends[e].src, ends[e].dst, ends[e].tag) ==
-                                    std::tie(ends[k].src, ends[k].dst, ends[k].tag))
-        ++e;
-      PLANSIM_ASSERT(e - k == 2, fmt::format("send/recv {} -> {} tag {} is not one matched pair", ends[k].src,
-                                             ends[k].dst, ends[k].tag));
-      add_meeting(2, transfers_.p2p(ends[k].src, ends[k].dst, ends[k].bytes));
-      for (; k < e; ++k) meeting_of_[ends[k].global] = static_cast<uint32_t>(meetings_.size() - 1);
+    for (const P2pPair& pair : match_send_recv(plan_)) {
+      PLANSIM_ASSERT(pair.ends.size() == 2, fmt::format("send/recv {} -> {} tag {} is not one matched pair", pair.src,
+                                                        pair.dst, pair.tag));
+      const ProgramOp& op = plan_.programs[pair.ends[0].program].ops[pair.ends[0].op];
+      add_meeting(2, transfers_.p2p(pair.src, pair.dst, op.bytes));
+      for (const P2pEnd& e : pair.ends) meeting_of_[first_[e.program] + e.op] = static_cast<uint32_t>(meetings_.size() - 1);
     }
   }
 
