@@ -249,6 +249,49 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
   return found;
 }
 
+size_t Router::nvlinks_between(uint32_t u, uint32_t v) const {
+  size_t n = 0;
+  for (LinkId l : out_[u]) n += links_[l.index()].dst.value == v && links_[l.index()].kind == LinkKind::nvlink;
+  return n;
+}
+
+// What bfs_path's walk does once the reverse BFS from b has labelled a: at each node, the out-links
+// (NVLink, in link order) to nodes one step closer, the ecmp(key, hop)-th of them. Distance 0 is b
+// alone; distance 1 is every node with an NVLink into b (NVLink keeps to an island, so the island
+// filter never drops one); a is at distance 1 when it has such a link, else at 2 when one of its
+// NVLink neighbours does. Nodes labelled at distance 1 are all labelled before any at 2, so the walk
+// counts the same candidates.
+bool Router::near_nvlink_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path) const {
+  const uint32_t av = a.value, bv = b.value;
+  if (av == bv) return false;
+  auto nvlink = [&](LinkId l) { return links_[l.index()].kind == LinkKind::nvlink; };
+  auto take = [&](uint32_t from, uint32_t to, size_t count) {  // the pick-th NVLink from -> to
+    size_t pick = ecmp(key, path.size(), count);
+    for (LinkId l : out_[from])
+      if (nvlink(l) && links_[l.index()].dst.value == to && pick-- == 0) {
+        path.push_back(l);
+        return;
+      }
+  };
+  if (const size_t direct = nvlinks_between(av, bv); direct > 0) {
+    take(av, bv, direct);
+    return true;
+  }
+  size_t count = 0;  // a's NVLinks to a node one hop from b
+  for (LinkId l : out_[av])
+    if (nvlink(l) && links_[l.index()].dst.value != bv && nvlinks_between(links_[l.index()].dst.value, bv) > 0) ++count;
+  if (count == 0) return false;
+  size_t pick = ecmp(key, path.size(), count);
+  for (LinkId l : out_[av]) {
+    const uint32_t m = links_[l.index()].dst.value;
+    if (!nvlink(l) || m == bv || nvlinks_between(m, bv) == 0 || pick-- != 0) continue;
+    path.push_back(l);
+    take(m, bv, nvlinks_between(m, bv));
+    return true;
+  }
+  return false;
+}
+
 NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
   if (is_port_[n.index()]) return n;
   const int isl = island_[n.index()];
@@ -496,6 +539,7 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
   std::vector<LinkId> path;
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
+    if (near_nvlink_shortcut_ && near_nvlink_path(a, b, key, path)) return path;
     if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return path;
     path.clear();
     if (bfs_path(a, b, ia, key, path)) return path;
