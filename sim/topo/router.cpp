@@ -535,14 +535,20 @@ bool Router::ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) con
 }
 
 std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
-  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   std::vector<LinkId> path;
+  if (!route_into(a, b, path)) return std::nullopt;
+  return path;
+}
+
+bool Router::route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const {
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  path.clear();
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
-    if (near_nvlink_shortcut_ && near_nvlink_path(a, b, key, path)) return path;
-    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return path;
+    if (near_nvlink_shortcut_ && near_nvlink_path(a, b, key, path)) return true;
+    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return true;
     path.clear();
-    if (bfs_path(a, b, ia, key, path)) return path;
+    if (bfs_path(a, b, ia, key, path)) return true;
   } else if (hierarchical_) {
     NodeId pa, pb;
     if (ports(a, b, key, pa, pb)) {
@@ -550,12 +556,11 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
       bool ok = pa == a || island_segment(a, pa, ia, path);
       ok = ok && fabric_path(pa, pb, key, static_cast<uint32_t>(path.size()), path);
       ok = ok && (pb == b || island_segment(pb, b, ib, path));
-      if (ok) return path;
+      if (ok) return true;
     }
     path.clear();
   }
-  if (bfs_path(a, b, kAnywhere, key, path)) return path;
-  return std::nullopt;
+  return bfs_path(a, b, kAnywhere, key, path);
 }
 
 // route()'s hierarchical branch without the fabric walk. fabric_path(pa, pb) succeeds exactly when pa

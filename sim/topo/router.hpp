@@ -44,6 +44,9 @@ class Router {
   [[nodiscard]] int num_islands() const { return num_islands_; }
   // The route from a to b (a != b), or nullopt when b cannot be reached.
   [[nodiscard]] std::optional<std::vector<LinkId>> route(NodeId a, NodeId b) const;
+  // route() into `path` (cleared first; its buffer reused, so a caller with one scratch vector
+  // allocates nothing per route); false when b cannot be reached.
+  bool route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const;
   // Tests: route() with every island route found by the BFS (no near_nvlink_path shortcut).
   void set_near_nvlink_shortcut(bool on) { near_nvlink_shortcut_ = on; }
   // Topology::route_island_links: route(a, b)'s links inside the end islands, without the fabric walk.
