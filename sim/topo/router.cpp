@@ -414,28 +414,10 @@ bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& pa
   return true;
 }
 
+size_t Router::ecmp_choice(uint64_t key, size_t hop, size_t count) { return ecmp(key, hop, count); }
+
 size_t Router::next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const {
-  const size_t h = hop++;
-  const size_t count = cand_.size();
-  if (dest < 0) return ecmp(key, h, count);
-  const auto k = static_cast<int64_t>(count);
-  const bool one_switch = std::all_of(cand_.begin(), cand_.end(), [&](uint32_t c) { return c == cand_.front(); });
-  if (to_height > from_height) {  // up: the next digit of the destination index
-    const int64_t x = (dest / s.w) % k;
-    s.w *= k;
-    // Which of the cables to its switch the choice is (0 for the first), for the mirrored way down.
-    const auto xi = static_cast<size_t>(x);
-    const auto rank = std::count(cand_.begin(), cand_.begin() + static_cast<std::ptrdiff_t>(xi), cand_[xi]);
-    if (s.depth < s.cable.size()) s.cable[s.depth++] = static_cast<int64_t>(rank);
-    return xi;
-  }
-  if (to_height < from_height) {
-    const int64_t cable = s.depth > 0 ? s.cable[--s.depth] : dest;
-    if (one_switch) return static_cast<size_t>(cable % k);  // parallel cables down: mirror the way up
-  }
-  const int64_t x = (dest / s.w) % k;  // several switches down, or sideways: the next digit
-  s.w *= k;
-  return static_cast<size_t>(x);
+  return next_hop_of(dest, s, key, hop, from_height, to_height, cand_.size(), [this](size_t i) { return cand_[i]; });
 }
 
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
@@ -509,15 +491,12 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
       PLANSIM_ASSERT(at + 1 < UINT32_MAX, "router: more than 32 bits of next-arc entries");
       memo = static_cast<uint32_t>(at + 1);
     }
-    cand_.clear();
-    cand_arc_.clear();
-    const uint32_t* arcs = next_arcs_pool_.data() + (memo - 1);
-    for (uint32_t c = 1; c <= arcs[0]; ++c) {
-      cand_.push_back(fab_out_[arcs[c]].other);
-      cand_arc_.push_back(arcs[c]);
-    }
-    if (cand_.empty()) return false;
-    const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
+    // The candidates straight from the memo's list (no copy): the next switches, in link order.
+    const uint32_t* arcs = next_arcs_pool_.data() + memo;
+    const uint32_t count = arcs[-1];
+    if (count == 0) return false;
+    auto other = [&](size_t i) { return fab_out_[arcs[i]].other; };
+    const FabricArc& arc = fab_out_[arcs[next_hop_of(dest, st, key, hop, height_[cur], height_[other(0)], count, other)]];
     path.push_back(LinkId(arc.link));
     cur = arc.other;
   }

@@ -94,6 +94,35 @@ class Router {
   // Index into cand_ (the equal-cost next switches / cables, in link order) of the hop to take:
   // ECMP hash when dest < 0, else destination routing (see the file comment).
   size_t next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const;
+  // next_hop over `count` candidates named by other(i) (the next switch of candidate i), wherever they live.
+  template <class Other>
+  size_t next_hop_of(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height,
+                     size_t count, const Other& other) const {
+    const size_t h = hop++;
+    if (dest < 0) return ecmp_choice(key, h, count);
+    const auto k = static_cast<int64_t>(count);
+    if (to_height > from_height) {  // up: the next digit of the destination index
+      const int64_t x = (dest / s.w) % k;
+      s.w *= k;
+      // Which of the cables to its switch the choice is (0 for the first), for the mirrored way down.
+      const auto xi = static_cast<size_t>(x);
+      int64_t rank = 0;
+      for (size_t i = 0; i < xi; ++i) rank += other(i) == other(xi);
+      if (s.depth < s.cable.size()) s.cable[s.depth++] = rank;
+      return xi;
+    }
+    if (to_height < from_height) {
+      const int64_t cable = s.depth > 0 ? s.cable[--s.depth] : dest;
+      bool one_switch = true;
+      for (size_t i = 1; i < count && one_switch; ++i) one_switch = other(i) == other(0);
+      if (one_switch) return static_cast<size_t>(cable % k);  // parallel cables down: mirror the way up
+    }
+    const int64_t x = (dest / s.w) % k;  // several switches down, or sideways: the next digit
+    s.w *= k;
+    return static_cast<size_t>(x);
+  }
+  // The ECMP choice among `count` equal-cost options at hop `hop` of the route `key` (router.cpp).
+  static size_t ecmp_choice(uint64_t key, size_t hop, size_t count);
   // Destination index of every port an InfiniBand link joins to the fabric (-1: hash-routed), and each
   // fabric switch's height (1 = next to a port, +1 per tier above), for destination routing.
   void index_destinations();
@@ -138,7 +167,6 @@ class Router {
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
-  mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
   mutable std::vector<uint32_t> next_arcs_pool_;  // FabricTable::next_arcs' lists
 };
 
