@@ -277,19 +277,24 @@ bool Router::near_nvlink_path(NodeId a, NodeId b, uint64_t key, std::vector<Link
     take(av, bv, direct);
     return true;
   }
-  size_t count = 0;  // a's NVLinks to a node one hop from b
-  for (LinkId l : out_[av])
-    if (nvlink(l) && links_[l.index()].dst.value != bv && nvlinks_between(links_[l.index()].dst.value, bv) > 0) ++count;
-  if (count == 0) return false;
-  size_t pick = ecmp(key, path.size(), count);
+  // a's NVLinks to a node one hop from b, in link order, with that node's NVLink count into b.
+  constexpr size_t kMaxVia = 64;
+  uint32_t via_link[kMaxVia], via_into_b[kMaxVia];  // NOLINT: uninitialised scratch, filled below
+  size_t count = 0;
   for (LinkId l : out_[av]) {
-    const uint32_t m = links_[l.index()].dst.value;
-    if (!nvlink(l) || m == bv || nvlinks_between(m, bv) == 0 || pick-- != 0) continue;
-    path.push_back(l);
-    take(m, bv, nvlinks_between(m, bv));
-    return true;
+    if (!nvlink(l)) continue;
+    const size_t into_b = nvlinks_between(links_[l.index()].dst.value, bv);
+    if (into_b == 0) continue;
+    if (count == kMaxVia) return false;  // more than the BFS's walk is worth special-casing
+    via_link[count] = l.value;
+    via_into_b[count++] = static_cast<uint32_t>(into_b);
   }
-  return false;
+  if (count == 0) return false;
+  const size_t pick = ecmp(key, path.size(), count);
+  const LinkId first(via_link[pick]);
+  path.push_back(first);
+  take(links_[first.index()].dst.value, bv, via_into_b[pick]);
+  return true;
 }
 
 NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {

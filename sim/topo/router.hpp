@@ -62,7 +62,7 @@ class Router {
   // bfs_path(a, b, island of a and b, key, path, nvlink_only = true) where a reaches b in one or two
   // NVLink hops (a GPU to a GPU of its server over an NVSwitch): the same links, found from a's and
   // its neighbours' out-links without labelling the island. False (path untouched) when a is
-  // farther from b: run the BFS.
+  // farther from b, or has more than 64 such neighbours: run the BFS.
   bool near_nvlink_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path) const;
   // The ports route(a, b) leaves a's island and enters b's island by (a or b itself when a switch);
   // false when one has none.
