@@ -249,41 +249,44 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
   return found;
 }
 
-size_t Router::nvlinks_between(uint32_t u, uint32_t v) const {
+size_t Router::links_between(uint32_t u, uint32_t v, bool nvlink_only) const {
   size_t n = 0;
-  for (LinkId l : out_[u]) n += links_[l.index()].dst.value == v && links_[l.index()].kind == LinkKind::nvlink;
+  for (LinkId l : out_[u])
+    n += links_[l.index()].dst.value == v && (!nvlink_only || links_[l.index()].kind == LinkKind::nvlink);
   return n;
 }
 
-// What bfs_path's walk does once the reverse BFS from b has labelled a: at each node, the out-links
-// (NVLink, in link order) to nodes one step closer, the ecmp(key, hop)-th of them. Distance 0 is b
-// alone; distance 1 is every node with an NVLink into b (NVLink keeps to an island, so the island
-// filter never drops one); a is at distance 1 when it has such a link, else at 2 when one of its
-// NVLink neighbours does. Nodes labelled at distance 1 are all labelled before any at 2, so the walk
-// counts the same candidates.
-bool Router::near_nvlink_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path) const {
+// What bfs_path(a, b, island of b, key, path, nvlink_only)'s walk does once the reverse BFS from b has
+// labelled a: at each node, the usable out-links (NVLink alone with nvlink_only; in link order) to
+// nodes one step closer, the ecmp(key, hop)-th of them. Distance 0 is b alone; distance 1 is every
+// node of b's island with a usable link into b; a (of b's island) is at distance 1 when it has such a
+// link, else at 2 when one of its usable neighbours of the island does. Nodes labelled at distance 1
+// are all labelled before any at 2, so the walk counts the same candidates.
+bool Router::near_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path, bool nvlink_only) const {
   const uint32_t av = a.value, bv = b.value;
-  if (av == bv) return false;
-  auto nvlink = [&](LinkId l) { return links_[l.index()].kind == LinkKind::nvlink; };
-  auto take = [&](uint32_t from, uint32_t to, size_t count) {  // the pick-th NVLink from -> to
+  const int isl = island_[bv];
+  if (av == bv || isl < 0 || island_[av] != isl) return false;
+  auto usable = [&](LinkId l) { return !nvlink_only || links_[l.index()].kind == LinkKind::nvlink; };
+  auto take = [&](uint32_t from, uint32_t to, size_t count) {  // the pick-th usable link from -> to
     size_t pick = ecmp(key, path.size(), count);
     for (LinkId l : out_[from])
-      if (nvlink(l) && links_[l.index()].dst.value == to && pick-- == 0) {
+      if (usable(l) && links_[l.index()].dst.value == to && pick-- == 0) {
         path.push_back(l);
         return;
       }
   };
-  if (const size_t direct = nvlinks_between(av, bv); direct > 0) {
+  if (const size_t direct = links_between(av, bv, nvlink_only); direct > 0) {
     take(av, bv, direct);
     return true;
   }
-  // a's NVLinks to a node one hop from b, in link order, with that node's NVLink count into b.
+  // a's usable links to a node of the island one hop from b, in link order, with that node's link count into b.
   constexpr size_t kMaxVia = 64;
   uint32_t via_link[kMaxVia], via_into_b[kMaxVia];  // NOLINT: uninitialised scratch, filled below
   size_t count = 0;
   for (LinkId l : out_[av]) {
-    if (!nvlink(l)) continue;
-    const size_t into_b = nvlinks_between(links_[l.index()].dst.value, bv);
+    const uint32_t m = links_[l.index()].dst.value;
+    if (!usable(l) || island_[m] != isl) continue;
+    const size_t into_b = links_between(m, bv, nvlink_only);
     if (into_b == 0) continue;
     if (count == kMaxVia) return false;  // more than the BFS's walk is worth special-casing
     via_link[count] = l.value;
@@ -407,7 +410,9 @@ bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& pa
   auto it = slot ? segments_.end() : segments_.find(key);
   if (it == segments_.end()) {
     std::vector<LinkId> seg;
-    if (!bfs_path(a, b, isl, key, seg)) return false;
+    const bool near = near_shortcut_ && island_[a.index()] == isl && island_[b.index()] == isl &&
+                      near_path(a, b, key, seg, /*nvlink_only=*/false);
+    if (!near && !bfs_path(a, b, isl, key, seg)) return false;
     if (slot) {
       *slot = std::move(seg);
       path.insert(path.end(), slot->begin(), slot->end());
@@ -529,9 +534,10 @@ bool Router::route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const {
   path.clear();
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
-    if (near_nvlink_shortcut_ && near_nvlink_path(a, b, key, path)) return true;
+    if (near_shortcut_ && near_path(a, b, key, path, /*nvlink_only=*/true)) return true;
     if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return true;
     path.clear();
+    if (near_shortcut_ && near_path(a, b, key, path, /*nvlink_only=*/false)) return true;
     if (bfs_path(a, b, ia, key, path)) return true;
   } else if (hierarchical_) {
     NodeId pa, pb;

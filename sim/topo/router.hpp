@@ -47,8 +47,8 @@ class Router {
   // route() into `path` (cleared first; its buffer reused, so a caller with one scratch vector
   // allocates nothing per route); false when b cannot be reached.
   bool route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const;
-  // Tests: route() with every island route found by the BFS (no near_nvlink_path shortcut).
-  void set_near_nvlink_shortcut(bool on) { near_nvlink_shortcut_ = on; }
+  // Tests: route() with every island route and segment found by the BFS (no near_path shortcut).
+  void set_near_shortcut(bool on) { near_shortcut_ = on; }
   // Topology::route_island_links: route(a, b)'s links inside the end islands, without the fabric walk.
   bool island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const;
 
@@ -59,11 +59,11 @@ class Router {
   // with nvlink_only, over NVLink links alone.
   bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
                 bool nvlink_only = false) const;
-  // bfs_path(a, b, island of a and b, key, path, nvlink_only = true) where a reaches b in one or two
-  // NVLink hops (a GPU to a GPU of its server over an NVSwitch): the same links, found from a's and
-  // its neighbours' out-links without labelling the island. False (path untouched) when a is
-  // farther from b, or has more than 64 such neighbours: run the BFS.
-  bool near_nvlink_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path) const;
+  // bfs_path(a, b, island of a and b, key, path, nvlink_only) where a reaches b in one or two hops
+  // (a GPU to a GPU of its server over an NVSwitch, a GPU to its NIC over a PCIe switch): the same
+  // links, found from a's and its neighbours' out-links without labelling the island. False (path
+  // untouched) when a is farther from b, or has more than 64 such neighbours: run the BFS.
+  bool near_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path, bool nvlink_only) const;
   // The ports route(a, b) leaves a's island and enters b's island by (a or b itself when a switch);
   // false when one has none.
   bool ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) const;
@@ -127,8 +127,8 @@ class Router {
   // fabric switch's height (1 = next to a port, +1 per tier above), for destination routing.
   void index_destinations();
   [[nodiscard]] bool is_fabric(NodeId n) const { return island_[n.index()] < 0; }
-  // NVLink links from u to v.
-  [[nodiscard]] size_t nvlinks_between(uint32_t u, uint32_t v) const;
+  // Links from u to v (NVLink ones only with nvlink_only).
+  [[nodiscard]] size_t links_between(uint32_t u, uint32_t v, bool nvlink_only) const;
 
   std::span<const Node> nodes_;
   std::span<const Link> links_;
@@ -150,7 +150,7 @@ class Router {
   std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;
   bool hierarchical_ = true;
-  bool near_nvlink_shortcut_ = true;
+  bool near_shortcut_ = true;
   bool fabric_strongly_connected_ = true;  // every fabric switch reaches every other over fabric links
   std::vector<uint8_t> to_fabric_, from_fabric_;  // per node: has a link into / out of the fabric
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
