@@ -135,7 +135,9 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
 // bandwidths, latencies and identities, where only equality of identities matters (per-link sums are in
 // flow order, predict_time, or in byte order within a link, flow_caps; maxima do not depend on order);
 // the GPU spec; and, for NVLS / NVLS-Tree only, the switches next to the ranks and their NVLink domains.
-// So if (1) the candidates are among send_recv, ring, tree, nvls and nvls_tree, with neither NVLS algorithm
+// (direct, the all-to-all's pairwise sends, is lowered like ring and tree: its expand reads the group
+// size and root only, the rest is lower_steps.)
+// So if (1) the candidates are among send_recv, ring, tree, direct, nvls and nvls_tree, with neither NVLS algorithm
 // applicable to either group, (2) ranks i and k are equal, and
 // share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
 // between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
@@ -154,7 +156,9 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
   for (const auto& alg : impl_->registry.all()) {
     if (!alg->in_auto() || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();
-    if (name != "send_recv" && name != "ring" && name != "tree" && name != "nvls" && name != "nvls_tree") return false;
+    if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && name != "nvls" &&
+        name != "nvls_tree")
+      return false;
     if ((name == "nvls" || name == "nvls_tree") &&
         (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
       return false;

@@ -28,21 +28,28 @@ bool same_bits(const std::vector<T>& a, std::span<const T> b) {
 
 uint64_t MaxMinMemo::hash(const MaxMinInstance& in) const {
   // Four independent lanes, so that the multiplies overlap instead of forming one dependency chain
-  // (a lookup hashes ~1,000 incidences); collisions only cost a comparison.
+  // (a lookup hashes ~1,000 incidences), each array four values a round so that the lanes stay in
+  // registers; collisions only cost a comparison.
   const size_t ne = in.num_flows() == 0 ? 0 : in.flow_begin[in.num_flows()];
-  uint64_t lane[4] = {in.link_capacity.size(), in.num_flows(), ne, in.flow_weight.size()};
-  size_t n = 0;
-  auto add = [&lane, &n](uint64_t v) {
-    uint64_t& h = lane[n++ & 3];
-    h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+  constexpr uint64_t k = 0x9e3779b97f4a7c15ULL;
+  uint64_t h0 = in.link_capacity.size(), h1 = in.num_flows(), h2 = ne, h3 = in.flow_weight.size();
+  auto feed = [&](size_t count, auto&& value) {
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      h0 = (h0 ^ value(i)) * k;
+      h1 = (h1 ^ value(i + 1)) * k;
+      h2 = (h2 ^ value(i + 2)) * k;
+      h3 = (h3 ^ value(i + 3)) * k;
+    }
+    for (; i < count; ++i) h0 = (h0 ^ value(i)) * k;
   };
-  for (double c : in.link_capacity) add(bits(c));
-  for (uint32_t b : in.flow_begin) add(b);
-  for (size_t e = 0; e < ne; ++e) add((uint64_t{in.entry_link[e]} << 32) ^ bits(in.entry_mult[e]));
-  for (double c : in.flow_cap) add(bits(c));
-  for (double w : in.flow_weight) add(bits(w));
+  feed(in.link_capacity.size(), [&](size_t i) { return bits(in.link_capacity[i]); });
+  feed(in.flow_begin.size(), [&](size_t i) { return uint64_t{in.flow_begin[i]}; });
+  feed(ne, [&](size_t i) { return (uint64_t{in.entry_link[i]} << 32) ^ bits(in.entry_mult[i]); });
+  feed(in.flow_cap.size(), [&](size_t i) { return bits(in.flow_cap[i]); });
+  feed(in.flow_weight.size(), [&](size_t i) { return bits(in.flow_weight[i]); });
   uint64_t h = 0;
-  for (uint64_t v : lane) h = mix(h, v);
+  for (uint64_t v : {h0, h1, h2, h3}) h = mix(h, v);
   return h & mask_;
 }
 

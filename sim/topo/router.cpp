@@ -249,6 +249,57 @@ bool Router::bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vect
   return found;
 }
 
+size_t Router::links_between(uint32_t u, uint32_t v, bool nvlink_only) const {
+  size_t n = 0;
+  for (LinkId l : out_[u])
+    n += links_[l.index()].dst.value == v && (!nvlink_only || links_[l.index()].kind == LinkKind::nvlink);
+  return n;
+}
+
+// What bfs_path(a, b, island of b, key, path, nvlink_only)'s walk does once the reverse BFS from b has
+// labelled a: at each node, the usable out-links (NVLink alone with nvlink_only; in link order) to
+// nodes one step closer, the ecmp(key, hop)-th of them. Distance 0 is b alone; distance 1 is every
+// node of b's island with a usable link into b; a (of b's island) is at distance 1 when it has such a
+// link, else at 2 when one of its usable neighbours of the island does. Nodes labelled at distance 1
+// are all labelled before any at 2, so the walk counts the same candidates.
+bool Router::near_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path, bool nvlink_only) const {
+  const uint32_t av = a.value, bv = b.value;
+  const int isl = island_[bv];
+  if (av == bv || isl < 0 || island_[av] != isl) return false;
+  auto usable = [&](LinkId l) { return !nvlink_only || links_[l.index()].kind == LinkKind::nvlink; };
+  auto take = [&](uint32_t from, uint32_t to, size_t count) {  // the pick-th usable link from -> to
+    size_t pick = ecmp(key, path.size(), count);
+    for (LinkId l : out_[from])
+      if (usable(l) && links_[l.index()].dst.value == to && pick-- == 0) {
+        path.push_back(l);
+        return;
+      }
+  };
+  if (const size_t direct = links_between(av, bv, nvlink_only); direct > 0) {
+    take(av, bv, direct);
+    return true;
+  }
+  // a's usable links to a node of the island one hop from b, in link order, with that node's link count into b.
+  constexpr size_t kMaxVia = 64;
+  uint32_t via_link[kMaxVia], via_into_b[kMaxVia];  // NOLINT: uninitialised scratch, filled below
+  size_t count = 0;
+  for (LinkId l : out_[av]) {
+    const uint32_t m = links_[l.index()].dst.value;
+    if (!usable(l) || island_[m] != isl) continue;
+    const size_t into_b = links_between(m, bv, nvlink_only);
+    if (into_b == 0) continue;
+    if (count == kMaxVia) return false;  // more than the BFS's walk is worth special-casing
+    via_link[count] = l.value;
+    via_into_b[count++] = static_cast<uint32_t>(into_b);
+  }
+  if (count == 0) return false;
+  const size_t pick = ecmp(key, path.size(), count);
+  const LinkId first(via_link[pick]);
+  path.push_back(first);
+  take(links_[first.index()].dst.value, bv, via_into_b[pick]);
+  return true;
+}
+
 NodeId Router::nearest_port(NodeId n, bool forward, uint64_t key) const {
   if (is_port_[n.index()]) return n;
   const int isl = island_[n.index()];
@@ -359,7 +410,9 @@ bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& pa
   auto it = slot ? segments_.end() : segments_.find(key);
   if (it == segments_.end()) {
     std::vector<LinkId> seg;
-    if (!bfs_path(a, b, isl, key, seg)) return false;
+    const bool near = near_shortcut_ && island_[a.index()] == isl && island_[b.index()] == isl &&
+                      near_path(a, b, key, seg, /*nvlink_only=*/false);
+    if (!near && !bfs_path(a, b, isl, key, seg)) return false;
     if (slot) {
       *slot = std::move(seg);
       path.insert(path.end(), slot->begin(), slot->end());
@@ -371,28 +424,10 @@ bool Router::island_segment(NodeId a, NodeId b, int isl, std::vector<LinkId>& pa
   return true;
 }
 
+size_t Router::ecmp_choice(uint64_t key, size_t hop, size_t count) { return ecmp(key, hop, count); }
+
 size_t Router::next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const {
-  const size_t h = hop++;
-  const size_t count = cand_.size();
-  if (dest < 0) return ecmp(key, h, count);
-  const auto k = static_cast<int64_t>(count);
-  const bool one_switch = std::all_of(cand_.begin(), cand_.end(), [&](uint32_t c) { return c == cand_.front(); });
-  if (to_height > from_height) {  // up: the next digit of the destination index
-    const int64_t x = (dest / s.w) % k;
-    s.w *= k;
-    // Which of the cables to its switch the choice is (0 for the first), for the mirrored way down.
-    const auto xi = static_cast<size_t>(x);
-    const auto rank = std::count(cand_.begin(), cand_.begin() + static_cast<std::ptrdiff_t>(xi), cand_[xi]);
-    if (s.depth < s.cable.size()) s.cable[s.depth++] = static_cast<int64_t>(rank);
-    return xi;
-  }
-  if (to_height < from_height) {
-    const int64_t cable = s.depth > 0 ? s.cable[--s.depth] : dest;
-    if (one_switch) return static_cast<size_t>(cable % k);  // parallel cables down: mirror the way up
-  }
-  const int64_t x = (dest / s.w) % k;  // several switches down, or sideways: the next digit
-  s.w *= k;
-  return static_cast<size_t>(x);
+  return next_hop_of(dest, s, key, hop, from_height, to_height, cand_.size(), [this](size_t i) { return cand_[i]; });
 }
 
 bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std::vector<LinkId>& path) const {
@@ -466,15 +501,12 @@ bool Router::fabric_path(NodeId pa, NodeId pb, uint64_t key, uint32_t hop0, std:
       PLANSIM_ASSERT(at + 1 < UINT32_MAX, "router: more than 32 bits of next-arc entries");
       memo = static_cast<uint32_t>(at + 1);
     }
-    cand_.clear();
-    cand_arc_.clear();
-    const uint32_t* arcs = next_arcs_pool_.data() + (memo - 1);
-    for (uint32_t c = 1; c <= arcs[0]; ++c) {
-      cand_.push_back(fab_out_[arcs[c]].other);
-      cand_arc_.push_back(arcs[c]);
-    }
-    if (cand_.empty()) return false;
-    const FabricArc& arc = fab_out_[cand_arc_[next_hop(dest, st, key, hop, height_[cur], height_[cand_.front()])]];
+    // The candidates straight from the memo's list (no copy): the next switches, in link order.
+    const uint32_t* arcs = next_arcs_pool_.data() + memo;
+    const uint32_t count = arcs[-1];
+    if (count == 0) return false;
+    auto other = [&](size_t i) { return fab_out_[arcs[i]].other; };
+    const FabricArc& arc = fab_out_[arcs[next_hop_of(dest, st, key, hop, height_[cur], height_[other(0)], count, other)]];
     path.push_back(LinkId(arc.link));
     cur = arc.other;
   }
@@ -492,13 +524,21 @@ bool Router::ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) con
 }
 
 std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
-  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   std::vector<LinkId> path;
+  if (!route_into(a, b, path)) return std::nullopt;
+  return path;
+}
+
+bool Router::route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const {
+  const uint64_t key = (uint64_t{a.value} << 32) | b.value;
+  path.clear();
   const int ia = island_[a.index()], ib = island_[b.index()];
   if (hierarchical_ && ia >= 0 && ia == ib) {
-    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return path;
+    if (near_shortcut_ && near_path(a, b, key, path, /*nvlink_only=*/true)) return true;
+    if (bfs_path(a, b, ia, key, path, /*nvlink_only=*/true)) return true;
     path.clear();
-    if (bfs_path(a, b, ia, key, path)) return path;
+    if (near_shortcut_ && near_path(a, b, key, path, /*nvlink_only=*/false)) return true;
+    if (bfs_path(a, b, ia, key, path)) return true;
   } else if (hierarchical_) {
     NodeId pa, pb;
     if (ports(a, b, key, pa, pb)) {
@@ -506,12 +546,11 @@ std::optional<std::vector<LinkId>> Router::route(NodeId a, NodeId b) const {
       bool ok = pa == a || island_segment(a, pa, ia, path);
       ok = ok && fabric_path(pa, pb, key, static_cast<uint32_t>(path.size()), path);
       ok = ok && (pb == b || island_segment(pb, b, ib, path));
-      if (ok) return path;
+      if (ok) return true;
     }
     path.clear();
   }
-  if (bfs_path(a, b, kAnywhere, key, path)) return path;
-  return std::nullopt;
+  return bfs_path(a, b, kAnywhere, key, path);
 }
 
 // route()'s hierarchical branch without the fabric walk. fabric_path(pa, pb) succeeds exactly when pa

@@ -44,6 +44,11 @@ class Router {
   [[nodiscard]] int num_islands() const { return num_islands_; }
   // The route from a to b (a != b), or nullopt when b cannot be reached.
   [[nodiscard]] std::optional<std::vector<LinkId>> route(NodeId a, NodeId b) const;
+  // route() into `path` (cleared first; its buffer reused, so a caller with one scratch vector
+  // allocates nothing per route); false when b cannot be reached.
+  bool route_into(NodeId a, NodeId b, std::vector<LinkId>& path) const;
+  // Tests: route() with every island route and segment found by the BFS (no near_path shortcut).
+  void set_near_shortcut(bool on) { near_shortcut_ = on; }
   // Topology::route_island_links: route(a, b)'s links inside the end islands, without the fabric walk.
   bool island_parts(NodeId a, NodeId b, std::vector<LinkId>& out) const;
 
@@ -54,6 +59,11 @@ class Router {
   // with nvlink_only, over NVLink links alone.
   bool bfs_path(NodeId a, NodeId b, Filter filter, uint64_t key, std::vector<LinkId>& path,
                 bool nvlink_only = false) const;
+  // bfs_path(a, b, island of a and b, key, path, nvlink_only) where a reaches b in one or two hops
+  // (a GPU to a GPU of its server over an NVSwitch, a GPU to its NIC over a PCIe switch): the same
+  // links, found from a's and its neighbours' out-links without labelling the island. False (path
+  // untouched) when a is farther from b, or has more than 64 such neighbours: run the BFS.
+  bool near_path(NodeId a, NodeId b, uint64_t key, std::vector<LinkId>& path, bool nvlink_only) const;
   // The ports route(a, b) leaves a's island and enters b's island by (a or b itself when a switch);
   // false when one has none.
   bool ports(NodeId a, NodeId b, uint64_t key, NodeId& pa, NodeId& pb) const;
@@ -84,10 +94,41 @@ class Router {
   // Index into cand_ (the equal-cost next switches / cables, in link order) of the hop to take:
   // ECMP hash when dest < 0, else destination routing (see the file comment).
   size_t next_hop(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height) const;
+  // next_hop over `count` candidates named by other(i) (the next switch of candidate i), wherever they live.
+  template <class Other>
+  size_t next_hop_of(int64_t dest, UpChoices& s, uint64_t key, size_t& hop, int32_t from_height, int32_t to_height,
+                     size_t count, const Other& other) const {
+    const size_t h = hop++;
+    if (dest < 0) return ecmp_choice(key, h, count);
+    const auto k = static_cast<int64_t>(count);
+    if (to_height > from_height) {  // up: the next digit of the destination index
+      const int64_t x = (dest / s.w) % k;
+      s.w *= k;
+      // Which of the cables to its switch the choice is (0 for the first), for the mirrored way down.
+      const auto xi = static_cast<size_t>(x);
+      int64_t rank = 0;
+      for (size_t i = 0; i < xi; ++i) rank += other(i) == other(xi);
+      if (s.depth < s.cable.size()) s.cable[s.depth++] = rank;
+      return xi;
+    }
+    if (to_height < from_height) {
+      const int64_t cable = s.depth > 0 ? s.cable[--s.depth] : dest;
+      bool one_switch = true;
+      for (size_t i = 1; i < count && one_switch; ++i) one_switch = other(i) == other(0);
+      if (one_switch) return static_cast<size_t>(cable % k);  // parallel cables down: mirror the way up
+    }
+    const int64_t x = (dest / s.w) % k;  // several switches down, or sideways: the next digit
+    s.w *= k;
+    return static_cast<size_t>(x);
+  }
+  // The ECMP choice among `count` equal-cost options at hop `hop` of the route `key` (router.cpp).
+  static size_t ecmp_choice(uint64_t key, size_t hop, size_t count);
   // Destination index of every port an InfiniBand link joins to the fabric (-1: hash-routed), and each
   // fabric switch's height (1 = next to a port, +1 per tier above), for destination routing.
   void index_destinations();
   [[nodiscard]] bool is_fabric(NodeId n) const { return island_[n.index()] < 0; }
+  // Links from u to v (NVLink ones only with nvlink_only).
+  [[nodiscard]] size_t links_between(uint32_t u, uint32_t v, bool nvlink_only) const;
 
   std::span<const Node> nodes_;
   std::span<const Link> links_;
@@ -109,6 +150,7 @@ class Router {
   std::vector<int32_t> height_;       // per fabric index: hops from the nearest port (leaf = 1)
   int num_islands_ = 0;
   bool hierarchical_ = true;
+  bool near_shortcut_ = true;
   bool fabric_strongly_connected_ = true;  // every fabric switch reaches every other over fabric links
   std::vector<uint8_t> to_fabric_, from_fabric_;  // per node: has a link into / out of the fabric
   // Fabric BFS tables keyed by the sorted set of switches feeding the destination.
@@ -125,7 +167,6 @@ class Router {
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<uint32_t> queue_;
   mutable std::vector<uint32_t> cand_;  // fabric_path: the current hop's equal-cost next nodes
-  mutable std::vector<uint32_t> cand_arc_;  // fabric_path: their arcs (index into fab_out_)
   mutable std::vector<uint32_t> next_arcs_pool_;  // FabricTable::next_arcs' lists
 };
 

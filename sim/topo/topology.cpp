@@ -38,6 +38,7 @@ struct Topology::Impl {
   std::vector<std::vector<LinkId>> out;  // out links per node, id order
   std::unique_ptr<detail::Router> router;  // built by TopologyBuilder::build()
   mutable detail::RouteCache route_cache;
+  mutable std::vector<LinkId> route_scratch;  // route(): the router's answer before the cache stores it
 };
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
@@ -54,22 +55,19 @@ std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;
   auto& cache = impl_->route_cache;
   if (const auto* hit = cache.find(key)) return *hit;
-  std::optional<std::vector<LinkId>> path = impl_->router->route(a, b);
-  if (!path)
+  if (!impl_->router->route_into(a, b, impl_->route_scratch))
     throw InternalError(fmt::format("topology '{}': no route from {} to {}", name_, nodes_[a.index()].name,
                                     nodes_[b.index()].name));
-  return cache.insert(key, *path);
+  return cache.insert(key, impl_->route_scratch);
 }
 
 std::span<const LinkId> Topology::route_uncached(GpuId a, GpuId b, std::vector<LinkId>& scratch) const {
   const NodeId na = gpu_node(a), nb = gpu_node(b);
   if (na == nb) return {};
   if (const auto* hit = impl_->route_cache.find((uint64_t{na.value} << 32) | nb.value)) return *hit;
-  std::optional<std::vector<LinkId>> path = impl_->router->route(na, nb);
-  if (!path)
+  if (!impl_->router->route_into(na, nb, scratch))
     throw InternalError(fmt::format("topology '{}': no route from {} to {}", name_, nodes_[na.index()].name,
                                     nodes_[nb.index()].name));
-  scratch = std::move(*path);
   return scratch;
 }
 

@@ -172,7 +172,7 @@ TEST_CASE("renamed collectives: renamed_links gives the prepared call's renaming
   const Topology llama = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/llama3-cluster.yaml", 8);
   const Topology dgx = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/dgx-h100.yaml", 4);
   const Topology tree = testing::small_fat_tree();
-  for (const CollOp op : {CollOp::all_reduce, CollOp::all_gather, CollOp::reduce_scatter})
+  for (const CollOp op : {CollOp::all_reduce, CollOp::all_gather, CollOp::reduce_scatter, CollOp::all_to_all})
     for (const double bytes : {8.0, 256e6}) {
       // One rank per server, as a pipeline group; two per server; 2 + 2 across DGX servers; a hashed fabric.
       for (const Tally t : {check_groups(llama, op, 4, 16, 3, bytes), check_groups(llama, op, 4, 4, 5, bytes),
