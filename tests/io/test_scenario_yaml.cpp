@@ -209,7 +209,7 @@ TEST_CASE("scenario: model.fp8_scaling is delayed by default and validated", "[i
   CHECK(load(kBase, {"model.fp8_scaling=rowwise", "model.dtype=fp8"}).scenario.model.fp8_scaling == Fp8Scaling::rowwise);
   std::string bad = kBase;
   bad.replace(bad.find("seq_len: 2048}"), 14, "seq_len: 2048, fp8_scaling: current}");
-  CHECK(error_of(bad) == "s.yaml:3:84: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'current'");
+  CHECK(error_of(bad) == "s.yaml:3:87: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'current'");
   CHECK_THAT(error_of(kBase, {"model.fp8_scaling=7"}), Catch::Contains("'fp8_scaling' must be one of delayed, tensorwise, rowwise"));
   CHECK_THAT(error_of(kBase, {"model.fp8_scalng=rowwise"}), Catch::Contains("did you mean 'model.fp8_scaling'"));
 }
