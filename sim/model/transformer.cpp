@@ -83,6 +83,10 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   // Where each fp8 GEMM's operands come from (CastSite): the norms feed qkv and mlp_up, the activation
   // feeds mlp_down, and its backward produces mlp_up's output gradient; under sequence parallelism the
   // column-parallel inputs and the row-parallel output gradients are gathered from sequence shards.
+  // The fused qkv and gate/up GEMMs cast their shared input once: torchtitan's separate wq/wk/wv (w1/w3)
+  // do so under TP by design (torchao PrepareFloat8ModuleInput: "if there are multiple float8 users of
+  // the input activation, we perform fp8 allgather only once"); without TP this assumes torch.compile
+  // merges the identical casts of one tensor (common-subexpression elimination; not verified).
   const double seq_shard = sh.sequence_parallel && sh.tp > 1 ? 1.0 / tp : 1.0;
   const CastSite qkv_site{true, false, seq_shard, 1};
   const CastSite out_site{false, false, 1, seq_shard};
