@@ -181,7 +181,9 @@ Time ComputeModel::op_time(const OpCost& op) const {
   }
   const double hbm = p_.hbm.value() * p_.hbm_efficiency;
   const double mem_s = op.hbm_bytes / hbm;
-  return Time::from_seconds(std::max(flop_s, mem_s) + op.unfused_bytes / hbm) + p_.launch_overhead;
+  // fp8 quantisation kernels (OpCost::casts): memory-bound, each its own launch, not overlapped with the GEMM.
+  const double casts_s = op.casts.bytes / hbm + op.casts.kernels * p_.launch_overhead.seconds();
+  return Time::from_seconds(std::max(flop_s, mem_s) + op.unfused_bytes / hbm + casts_s) + p_.launch_overhead;
 }
 
 Time ComputeModel::ops_time(const std::vector<OpCost>& ops) const {

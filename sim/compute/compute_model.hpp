@@ -72,8 +72,8 @@ struct ComputeParams {
   // sustained_factor, not the HBM bandwidth. Not a `compute:` key: it follows from `node.power_limit`.
   double power_clock_factor = 1.0;
   // fp8 GEMMs keep a further fraction of the fp8 MAMF in training (1 for other dtypes): the MAMF burst
-  // is measured below the power limit that twice the bf16 rate reaches, and Transformer Engine casts and
-  // scales every operand (amax, transposes) around each fp8 GEMM.
+  // is measured below the power limit that twice the bf16 rate reaches. The cast kernels around each fp8
+  // GEMM are charged apart, as HBM time (OpCost::casts, sim/model/fp8_casts.hpp).
   double fp8_gemm_factor = 1.0;
   double grouped_gemm_efficiency = 1.0;
   double moe_load_imbalance = 1.0;

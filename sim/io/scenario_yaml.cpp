@@ -26,7 +26,7 @@ const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
       "name", "topology", "nodes", "gpus", "calibration",
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim", "model.ffn_hidden", "model.vocab",
-      "model.seq_len", "model.dtype", "model.gated_mlp", "model.bias", "model.learned_positions",
+      "model.seq_len", "model.dtype", "model.fp8_scaling", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
       "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.ep_dispatcher", "parallel.sequence_parallel",
@@ -100,6 +100,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
   s.seq_len = positive_i64(m, "seq_len", lim::kMaxSeqLen);
   std::string dt = m.choice_or("dtype", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
   s.dtype = *dtype_from_string(dt);
+  s.fp8_scaling = *fp8_scaling_from_string(m.choice_or("fp8_scaling", {"delayed", "tensorwise", "rowwise"}, "delayed"));
   s.gated_mlp = flag(m, "gated_mlp", false);
   s.bias = flag(m, "bias", false);
   s.learned_positions = flag(m, "learned_positions", false);

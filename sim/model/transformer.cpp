@@ -23,6 +23,20 @@ OpCost chunked(OpCost g, int chunks) {
 }
 OpCost eltwise(std::string name, double bytes) { return OpCost{std::move(name), OpClass::elementwise, 0, bytes}; }
 
+// fp8: attach the quantisation kernels of a (not yet chunked) GEMM; `weights` products side by side
+// (a grouped GEMM's local experts: each its own M×K input and K×N weight, cast by the same kernels).
+OpCost with_casts(OpCost g, const ModelSpec& m, const Shard& sh, const CastSite& site) {
+  if (m.dtype != DType::fp8) return g;
+  CastSite at = site;
+  at.weight_shard = sh.fp8_weight_shard;
+  const GemmCasts c = fp8_gemm_casts(m.fp8_scaling, g.dims.m, g.dims.k, g.dims.n, at, sh.micro_batches);
+  const double b = g.dims.batch;
+  g.casts = {c.forward.bytes * b, c.forward.kernels};
+  g.dgrad_casts = {c.dgrad.bytes * b, c.dgrad.kernels};
+  g.wgrad_casts = {c.wgrad.bytes * b, c.wgrad.kernels};
+  return g;
+}
+
 }  // namespace
 
 double activation_element_bytes(DType dt) { return dt == DType::fp8 ? 2.0 : dtype_size(dt).value(); }
@@ -66,8 +80,20 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   const double q = d(m.q_width());  // = h unless model.head_dim sets it apart
   LayerForward f;
   f.activation_tokens = t;
+  // Where each fp8 GEMM's operands come from (CastSite): the norms feed qkv and mlp_up, the activation
+  // feeds mlp_down, and its backward produces mlp_up's output gradient; under sequence parallelism the
+  // column-parallel inputs and the row-parallel output gradients are gathered from sequence shards.
+  // The fused qkv and gate/up GEMMs cast their shared input once: torchtitan's separate wq/wk/wv (w1/w3)
+  // do so under TP by design (torchao PrepareFloat8ModuleInput: "if there are multiple float8 users of
+  // the input activation, we perform fp8 allgather only once"); without TP this assumes torch.compile
+  // merges the identical casts of one tensor (common-subexpression elimination; not verified).
+  const double seq_shard = sh.sequence_parallel && sh.tp > 1 ? 1.0 / tp : 1.0;
+  const CastSite qkv_site{true, false, seq_shard, 1};
+  const CastSite out_site{false, false, 1, seq_shard};
+  const CastSite up_site{true, true, seq_shard, 1};
+  const CastSite down_site{true, false, 1, seq_shard};
   f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * a));
-  f.attention.push_back(chunked(gemm("qkv", t, h, (q + 2 * kv) / tp, e), sh.tp_overlap_chunks));
+  f.attention.push_back(chunked(with_casts(gemm("qkv", t, h, (q + 2 * kv) / tp, e), m, sh, qkv_site), sh.tp_overlap_chunks));
   // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
   // count every pair (Megatron); the kernel executes the pairs its mask leaves: a causal flash kernel
   // skips the blocks above the diagonal, and with CP Megatron's load-balanced split (the sequence cut
@@ -98,7 +124,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     core.value_products = 1;
   }
   f.attention.push_back(core);
-  f.attention.push_back(chunked(gemm("attention_out", t, q / tp, h, e), sh.tp_overlap_chunks));
+  f.attention.push_back(chunked(with_casts(gemm("attention_out", t, q / tp, h, e), m, sh, out_site), sh.tp_overlap_chunks));
   f.attention.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   f.mlp.push_back(eltwise("post_attention_norm", 2 * t_norm * h * a));
   const int mats = m.gated_mlp ? 3 : 2;
@@ -129,7 +155,8 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
       g.expert = grouped;
       // Every local expert's weights are read once; activations as executed.
       g.hbm_bytes = (per_expert * local * (kk + nn) + local * kk * nn) * e;
-      return g;
+      // Permuted tokens and Megatron-Core's own expert activation are not the stack's fused kernels.
+      return with_casts(g, m, sh, CastSite{});
     };
     f.mlp.push_back(expert_gemm("expert_up", h, ff * (mats - 1)));
     f.mlp.push_back(eltwise("expert_activation", routed * padded * ff * (mats == 3 ? 3 : 2) * a));
@@ -137,9 +164,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * a));
   } else {
     const double ff = d(m.ffn_hidden) / tp;
-    f.mlp.push_back(chunked(gemm("mlp_up", t, h, ff * (mats - 1), e), sh.tp_overlap_chunks));
+    f.mlp.push_back(chunked(with_casts(gemm("mlp_up", t, h, ff * (mats - 1), e), m, sh, up_site), sh.tp_overlap_chunks));
     f.mlp.push_back(eltwise("mlp_activation", t * ff * (mats == 3 ? 3 : 2) * a));
-    f.mlp.push_back(chunked(gemm("mlp_down", t, ff, h, e), sh.tp_overlap_chunks));
+    f.mlp.push_back(chunked(with_casts(gemm("mlp_down", t, ff, h, e), m, sh, down_site), sh.tp_overlap_chunks));
   }
   f.mlp.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   return f;
@@ -174,12 +201,16 @@ std::vector<OpCost> backward_of(const std::vector<OpCost>& fwd, BackwardPart par
       w.dims = GemmDims{f.k, f.n, f.m * it->token_chunks, f.batch};  // weight gradients run whole
       w.token_chunks = 1;
       w.expert.tokens_in_k = true;
+      w.casts = it->wgrad_casts;
+      w.dgrad_casts = w.wgrad_casts = QuantiseCost{};
       if (part == BackwardPart::weight) {
         out.push_back(std::move(w));
         continue;
       }
       b.name = it->name + "_dgrad";
       b.dims = GemmDims{f.m, f.k, f.n, f.batch};
+      b.casts = it->dgrad_casts;
+      b.dgrad_casts = b.wgrad_casts = QuantiseCost{};
       out.push_back(std::move(b));
       if (part == BackwardPart::both) out.push_back(std::move(w));
       continue;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/model/fp8_casts.hpp"
 #include "sim/plan/scenario.hpp"
 
 namespace plansim {
@@ -66,6 +67,12 @@ struct OpCost {
   // A GEMM pipelined with a TP collective (Shard::tp_overlap_chunks): dims.m is one piece's tokens and
   // the op is token_chunks such pieces; its weight gradient (backward_of) runs whole (K = all tokens).
   int token_chunks = 1;
+  // fp8 GEMMs: the quantisation kernels around the GEMM (sim/model/fp8_casts.hpp), run beside it and
+  // charged as HBM time: `casts` run with this op; a forward GEMM also holds its backward's, which
+  // backward_of moves into the data-gradient and weight-gradient ops.
+  QuantiseCost casts{};
+  QuantiseCost dgrad_casts{};
+  QuantiseCost wgrad_casts{};
   [[nodiscard]] double executed_flops() const { return flops * executed; }
 };
 
@@ -85,6 +92,10 @@ struct Shard {
   // (forward and data gradient) run as tp GEMMs of t/tp tokens, timed by that shape (smaller tiles,
   // emptier waves); 1 = whole GEMMs.
   int tp_overlap_chunks = 1;
+  // Micro-batches per iteration (fp8 delayed scaling casts the weights once per iteration).
+  int micro_batches = 1;
+  // The fraction of a weight each rank casts where ZeRO-3 gathers the weights in fp8 (CastSite::weight_shard).
+  double fp8_weight_shard = 1;
 };
 
 // The work a flash kernel executes per head / the head's work: FlashAttention-2 instantiates its kernels

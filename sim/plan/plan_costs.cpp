@@ -10,6 +10,10 @@ CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s),
   shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention};
   if (s.training.overlap.tp_comm && s.parallel.tp > 1) shard_.tp_overlap_chunks = s.parallel.tp;
   tp_split_ = shard_.tp_overlap_chunks > 1;
+  shard_.micro_batches = s.micro_batches();
+  // ZeRO-3 gathers weight_bytes per parameter: at most 1 byte in an fp8 model = the weights gathered in fp8.
+  if (s.parallel.zero >= 3 && s.parallel.dp > 1 && s.model.dtype == DType::fp8 && s.training.weight_bytes <= 1)
+    shard_.fp8_weight_shard = 1.0 / s.parallel.dp;
 }
 
 uint32_t CostTable::add(const std::string& key, std::vector<OpCost> kernels) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/model/fp8_casts.hpp"
 #include "sim/plan/finetune_spec.hpp"
 #include "sim/topo/gpu_spec.hpp"
 
@@ -45,6 +46,9 @@ struct ModelSpec {
   int64_t vocab = 0;
   int64_t seq_len = 0;
   DType dtype = DType::bf16;
+  // How the stack scales fp8 GEMM operands (model.fp8_scaling; sim/model/fp8_casts.hpp), which decides
+  // the quantisation kernels charged around each fp8 GEMM; no effect on other dtypes.
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
   bool gated_mlp = false;   // SwiGLU (3 matrices) vs Megatron GPT's non-gated 4h MLP (2 matrices)
   bool bias = false;        // linear-layer biases (GPT-2/3, Megatron GPT: true)
   bool learned_positions = false;  // learned position embedding (s·h params) vs RoPE (none)

@@ -202,3 +202,14 @@ TEST_CASE("scenario: MoE token exchange keys (ep_dispatcher, moe_a2a_overlap) an
   CHECK(error_of(kBase, inter).find("needs an MoE model with ep > 1") != std::string::npos);
   CHECK(error_of(kBase, with({"schedule.moe_a2a_overlap=maybe"})).find("moe_a2a_overlap") != std::string::npos);
 }
+
+TEST_CASE("scenario: model.fp8_scaling is delayed by default and validated", "[io][scenario]") {
+  CHECK(load(kBase).scenario.model.fp8_scaling == Fp8Scaling::delayed);
+  CHECK(load(kBase, {"model.fp8_scaling=tensorwise"}).scenario.model.fp8_scaling == Fp8Scaling::tensorwise);
+  CHECK(load(kBase, {"model.fp8_scaling=rowwise", "model.dtype=fp8"}).scenario.model.fp8_scaling == Fp8Scaling::rowwise);
+  std::string bad = kBase;
+  bad.replace(bad.find("seq_len: 2048}"), 14, "seq_len: 2048, fp8_scaling: current}");
+  CHECK(error_of(bad) == "s.yaml:3:87: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'current'");
+  CHECK_THAT(error_of(kBase, {"model.fp8_scaling=7"}), Catch::Contains("'fp8_scaling' must be one of delayed, tensorwise, rowwise"));
+  CHECK_THAT(error_of(kBase, {"model.fp8_scalng=rowwise"}), Catch::Contains("did you mean 'model.fp8_scaling'"));
+}

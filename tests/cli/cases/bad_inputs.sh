@@ -32,6 +32,9 @@ expect_stderr "nodes_huge.yaml:1:8: 'nodes' must be an integer from 1 to 131,072
 expect_stderr "'gpus' must be an integer from 1 to 1,024, got 100,000,000" "$plansim" topo "$bad/topology/gpus_huge.yaml"
 expect_stderr "1,048,576 GPUs is more than 131,072, the cap" "$plansim" topo "$bad/topology/gpus_total_cap.yaml"
 expect_stderr "'layers' must be an integer from 1 to 4,096, got 2,000,000,000" "$plansim" run "$bad/scenario/layers_huge.yaml"
+expect_stderr "fp8_scaling_unknown.yaml:3:132: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'blockwise'$" \
+  "$plansim" run "$bad/scenario/fp8_scaling_unknown.yaml"
+expect_stderr "fp8_scaling_list.yaml:3:132: 'fp8_scaling' must be a single value, not a list$" "$plansim" run "$bad/scenario/fp8_scaling_list.yaml"
 expect_stderr "'channels' must be an integer from 1 to 64, got 1,000,000,000" \
   "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$bad/calibration/channels_huge.yaml"
 expect_stderr "is larger than 2 MiB, the cap on input files" "$plansim" topo /dev/zero
