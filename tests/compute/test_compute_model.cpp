@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/compute/compute_model.hpp"
+#include "tests/support/gpu_specs.hpp"
 
 using namespace plansim;
 
@@ -15,16 +16,7 @@ GpuSpec a100() {
 }
 }  // namespace
 
-GpuSpec h100() {
-  GpuSpec g;
-  g.model = "H100-SXM-80GB";
-  g.peak_dense[DType::bf16] = TFLOPs_per_s(989);
-  g.peak_dense[DType::fp8] = TFLOPs_per_s(1979);
-  g.hbm_capacity = GB(80);
-  g.hbm_bandwidth = GBps(3350);
-  g.sm_count = 132;
-  return g;
-}
+using testing::h100;
 
 // H100 parameters with the per-tile epilogue made negligible (HBM 1e9 × faster) and no launch
 // overhead: a GEMM's time is then waves × k_steps × step time of the chosen tile, exactly.

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/compute/compute_model.hpp"
+#include "tests/support/gpu_specs.hpp"
 #include "sim/model/fp8_casts.hpp"
 #include "sim/model/transformer.hpp"
 
@@ -33,16 +34,7 @@ const OpCost& op(const std::vector<OpCost>& ops, const std::string& name) {
   return ops.front();
 }
 
-GpuSpec h100() {
-  GpuSpec g;
-  g.model = "H100-SXM-80GB";
-  g.peak_dense[DType::bf16] = TFLOPs_per_s(989);
-  g.peak_dense[DType::fp8] = TFLOPs_per_s(1979);
-  g.hbm_capacity = GB(80);
-  g.hbm_bandwidth = GBps(3350);
-  g.sm_count = 132;
-  return g;
-}
+using testing::h100;
 }  // namespace
 
 TEST_CASE("fp8 casts, tensorwise (torchao): X and G 6 B/element, W 8, all before the weight gradient", "[model][fp8]") {
