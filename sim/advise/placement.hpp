@@ -19,7 +19,7 @@ struct GroupPlacement {
   [[nodiscard]] std::string describe() const;  // "ranks 0,8,16,... on 8 servers over ethernet, pcie"
 };
 
-// The group of rank 0 varying `vary` (e.g. {Dim::tp}; DP of dense parameters is {Dim::ep, Dim::dp}).
+// The group of rank 0 varying `vary` (e.g. {Dim::tp}; DP of dense parameters is {Dim::cp, Dim::ep, Dim::dp}).
 GroupPlacement place_group(const Scenario& s, const Topology& topo, std::initializer_list<Dim> vary);
 
 // GPUs in the smallest island (a server's GPUs, or an NVLink domain's).

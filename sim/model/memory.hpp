@@ -81,7 +81,7 @@ struct StageMemoryInput {
   int has_embedding = -1;    // 1/0: the stage holds the embedding / output layer; -1: stage 0 / stage pp−1
   int has_output = -1;
   int state_replicas = 1;    // ranks per DP rank holding the same parameters (DualPipe's mirror pair: 2);
-                             // ZeRO shards model states over dp · state_replicas
+                             // ZeRO shards model states over dp · cp · state_replicas
 };
 // The input for `stage` under the scenario's schedule layout (sched/layout.hpp) and layer partition
 // (plan/layer_partition.hpp): layers_per_chunk is the stage's largest chunk. Activations are exact

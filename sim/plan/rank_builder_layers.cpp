@@ -45,7 +45,7 @@ uint32_t RankBuilder::ep_exchange(uint32_t dep, Phase ph, int mb, bool to_expert
 }
 
 uint32_t RankBuilder::zero3_gather(int l, Phase ph, int mb) {
-  if (s_.parallel.zero < 3 || s_.parallel.dp == 1) return kNone;
+  if (s_.parallel.zero < 3 || dp_size_ == 1) return kNone;
   uint32_t g = coll(StreamKind::dp_comm, CommOp::all_gather, dp_, layer_params(l) * s_.training.weight_bytes, ph, mb,
                     {prev_compute_});
   prev_compute_ = last_compute_;

@@ -2,7 +2,11 @@
 // Ranks -> parallel coordinates by the scenario's `order` (innermost first): with the default
 // [tp, cp, ep, dp, pp], consecutive ranks form TP groups (inside a server), and PP is outermost.
 // EP subdivides DP as in Megatron: the "ep" coordinate has size ep, the "dp" coordinate dp/ep; the
-// DP group of dense parameters varies both, the expert-DP group only the latter.
+// expert-DP group varies only the latter. The group that holds the same dense parameters, reduces their
+// gradients and shards them under ZeRO varies cp, ep and dp: CP ranks hold the same weights and see
+// different tokens of the same sequences, so their gradients are partial sums too (Megatron-Core reduces
+// and shards over `get_data_parallel_group(with_context_parallel=True)`, torchtitan's FSDP over its
+// `dp_shard_cp` mesh).
 #include <array>
 #include <vector>
 

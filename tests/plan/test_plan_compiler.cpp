@@ -69,6 +69,41 @@ TEST_CASE("compiler: DP reduces every local gradient byte exactly once, after th
   }
 }
 
+TEST_CASE("compiler: CP ranks reduce and shard their gradients with DP (they hold the same weights)", "[plan]") {
+  // tp 1, pp 1, cp 2 over dp 1 and dp 2: the gradient group is every rank holding the same weights, cp · dp of
+  // them, and ZeRO-3 gathers over it; with cp 2, dp 1 there is still a reduction (the two halves of each
+  // sequence give two partial gradients).
+  for (int dp : {1, 2}) {
+    Scenario s = base(1, 1, dp, 2);
+    s.parallel.cp = 2;
+    s.parallel.zero = 3;
+    const CompiledPlan p = compile_plan(s);
+    REQUIRE(p.programs.size() == static_cast<size_t>(2 * dp));
+    const StageParams sp = stage_parameters(s, 0, 0, s.model.layers);
+    for (uint32_t r = 0; r < p.programs.size(); ++r) {
+      INFO("dp " << dp << " rank " << r);
+      const Counts grads = count(p, r, OpKind::collective, StreamKind::dp_comm, CommOp::reduce_scatter);
+      CHECK(grads.bytes == Approx(sp.dense * 2));
+      for (const auto& o : p.programs[r].ops)
+        if (o.kind == OpKind::collective && o.stream == StreamKind::dp_comm)
+          CHECK(p.groups[o.group].ranks.size() == static_cast<size_t>(2 * dp));
+      CHECK(count(p, r, OpKind::collective, StreamKind::dp_comm, CommOp::all_gather).ops > 0);
+    }
+  }
+}
+
+TEST_CASE("memory: ZeRO shards model states over DP and CP", "[plan][memory]") {
+  Scenario s = base(1, 1, 2, 2);
+  s.parallel.zero = 3;
+  const StageMemoryInput in = stage_memory_input(s, 0, {});
+  const MemoryBreakdown dp2 = stage_memory(s, in);
+  s.parallel.cp = 2;  // four ranks hold the same weights now
+  const MemoryBreakdown dp2cp2 = stage_memory(s, stage_memory_input(s, 0, {}));
+  CHECK(dp2cp2.weights.value() == Approx(dp2.weights.value() / 2));
+  CHECK(dp2cp2.optimizer.value() == Approx(dp2.optimizer.value() / 2));
+  CHECK(dp2cp2.gradients.value() == Approx(dp2.gradients.value() / 2));
+}
+
 TEST_CASE("compiler: PP sends one activation per micro-batch forward and one gradient backward", "[plan]") {
   Scenario s = base(1, 4, 1, 8);
   CompiledPlan p = compile_plan(s);
