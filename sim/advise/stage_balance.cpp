@@ -10,8 +10,8 @@
 namespace plansim::advise {
 
 LayerWork estimate_layer_work(const Scenario& s, const GpuSpec& gpu) {
-  const ComputeModel cm(ComputeParams::defaults(gpu, s.model.dtype).with(s.compute));
-  const Shard sh{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention};
+  const ComputeModel cm(ComputeParams::for_scenario(gpu, s));
+  const Shard sh{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention()};
   const int64_t b = s.training.micro_batch;
   auto fwd_bwd = [&](const std::vector<OpCost>& f) {
     return (cm.ops_time(f) + cm.ops_time(backward_of(f, BackwardPart::both))).seconds();

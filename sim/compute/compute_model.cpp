@@ -56,6 +56,13 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   return p;
 }
 
+ComputeParams ComputeParams::for_scenario(const GpuSpec& gpu, const Scenario& s) {
+  ComputeParams p = defaults(gpu, s.model.dtype).with(s.compute);
+  if (s.training.attention == AttentionKernel::flash2 && p.flash2_attention_efficiency)
+    p.attention_efficiency = *p.flash2_attention_efficiency;
+  return p;
+}
+
 ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   ComputeParams p = *this;
   if (o.matmul_tflops) {
@@ -72,6 +79,7 @@ ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   if (o.grouped_gemm_efficiency) p.grouped_gemm_efficiency = *o.grouped_gemm_efficiency;
   if (o.moe_load_imbalance) p.moe_load_imbalance = *o.moe_load_imbalance;
   if (o.attention_efficiency) p.attention_efficiency = *o.attention_efficiency;
+  if (o.flash2_attention_efficiency) p.flash2_attention_efficiency = *o.flash2_attention_efficiency;
   if (o.hbm_efficiency) p.hbm_efficiency = *o.hbm_efficiency;
   if (o.launch_overhead) p.launch_overhead = *o.launch_overhead;
   if (o.comm_slowdown) p.comm_slowdown = *o.comm_slowdown;

@@ -78,6 +78,8 @@ struct ComputeParams {
   double grouped_gemm_efficiency = 1.0;
   double moe_load_imbalance = 1.0;
   double attention_efficiency = 0.75;
+  // FlashAttention-2 on a GPU after Ampere (TrainingSpec::attention flash2); unset: attention_efficiency.
+  std::optional<double> flash2_attention_efficiency;
   double hbm_efficiency = 0.85;
   Rate hbm;
   Time launch_overhead = Time::us(2);
@@ -85,6 +87,9 @@ struct ComputeParams {
 
   static ComputeParams defaults(const GpuSpec& gpu, DType dtype);
   [[nodiscard]] ComputeParams with(const ComputeOverrides& o) const;
+  // The defaults for the scenario's dtype with its `compute:` overrides, flash attention at the
+  // efficiency of the kernel the scenario names (training.attention).
+  static ComputeParams for_scenario(const GpuSpec& gpu, const Scenario& s);
 };
 
 // Best measured matmul TFLOP/s for a GPU model name and dtype (0 when not in the table), and the

@@ -40,7 +40,7 @@ const std::vector<std::string>& key_paths() {
       "training.finetune.targets", "training.finetune.frozen_layers",
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
       "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
-      "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency",
+      "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency", "compute.flash2_attention_efficiency",
       "compute.hbm_efficiency", "compute.launch_overhead", "compute.comm_slowdown"};
   return paths;
 }
@@ -223,7 +223,10 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   t.micro_batch = m.positive_int_or("micro_batch", 1, lim::kMaxMicroBatch);
   std::string rc = m.choice_or("recompute", {"none", "selective", "full"}, "none");
   t.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
-  t.materialised_attention = m.choice_or("attention", {"flash", "materialised"}, "flash") == "materialised";
+  const std::string attention = m.choice_or("attention", {"flash", "flash2", "materialised"}, "flash");
+  t.attention = attention == "materialised" ? AttentionKernel::materialised
+                : attention == "flash2"     ? AttentionKernel::flash2
+                                            : AttentionKernel::flash;
   t.grad_bucket = m.bytes_or("grad_bucket", MiB(25));
   if (m.has("overlap")) {
     MapReader o(f, m.get("overlap"), "training.overlap");
@@ -271,6 +274,9 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
     c.moe_load_imbalance = m.real("moe_load_imbalance", {1, 1000});  // busiest rank / mean
   }
   if (m.has("attention_efficiency")) c.attention_efficiency = m.real("attention_efficiency", {0, 10, true});
+  if (m.has("flash2_attention_efficiency")) {
+    c.flash2_attention_efficiency = m.real("flash2_attention_efficiency", {0, 10, true});
+  }
   if (m.has("hbm_efficiency")) c.hbm_efficiency = m.real("hbm_efficiency", {0, 1, true});
   if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
   if (m.has("comm_slowdown")) c.comm_slowdown = m.real("comm_slowdown", {0, 100});  // 0.1 = 10 % slower

@@ -115,7 +115,7 @@ Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const
 Bytes activation_bytes_of_layer(const Scenario& s, int layer) {
   const TrainingSpec& t = s.training;
   const ParallelSpec& p = s.parallel;
-  const Bytes all = activation_bytes_per_layer(s.model, t.micro_batch, p, t.recompute, t.materialised_attention);
+  const Bytes all = activation_bytes_per_layer(s.model, t.micro_batch, p, t.recompute, t.materialised_attention());
   if (t.finetune.is_full()) return all;
   if (!layer_has_backward(s, layer)) return Bytes(0);
   if (t.recompute == Recompute::full) return all;  // the layer's input
@@ -132,7 +132,7 @@ Bytes weight_grad_bytes_of_layer(const Scenario& s, int layer) {
 
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held) {
   const TrainingSpec& t = s.training;
-  return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute, t.materialised_attention).value(),
+  return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute, t.materialised_attention()).value(),
                          weight_grad_bytes_per_layer(s.model, t.micro_batch, s.parallel).value());
 }
 
@@ -213,7 +213,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   out.gradients = dense.gradients + expert.gradients;
   out.optimizer = dense.optimizer + expert.optimizer;
   Bytes per_layer = activation_bytes_per_layer(s.model, s.training.micro_batch, p, s.training.recompute,
-                                                s.training.materialised_attention);
+                                                s.training.materialised_attention());
   Bytes after_b = weight_grad_bytes_per_layer(s.model, s.training.micro_batch, p);
   if (!s.training.finetune.is_full() && in.layers_on_stage > 0) {
     // Fine-tuning: layers keep different activations (frozen ones none); the stage's mean per layer.

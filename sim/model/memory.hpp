@@ -55,7 +55,7 @@ MemoryBreakdown model_state_memory(double params, double trained, const Training
 
 // Activation bytes for one layer and one micro-batch on one rank (M_B): Korthikanti et al. 2022's
 // count, from the model's shapes (GQA, gated MLP, dropout or not; see memory.cpp).
-// `materialised`: the attention kernel keeps the s×s scores (TrainingSpec::materialised_attention).
+// `materialised`: the attention kernel keeps the s×s scores (TrainingSpec::attention).
 Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const ParallelSpec& p, Recompute r,
                                  bool materialised);
 // What one layer of one micro-batch still holds between its B and its W on one rank (M_W, above).

@@ -112,13 +112,20 @@ struct OverlapSpec {
   bool tp_comm = false;       // TP collectives overlapped with the neighbouring GEMMs
 };
 
+// Which attention kernel the training stack runs. flash: the GPU generation's own fused kernel
+// (FlashAttention-2 on Ampere; cuDNN fused attention / FlashAttention-3 on Hopper and later: Transformer
+// Engine, PyTorch SDPA from 2.5 on H100), at the profile's attention_efficiency. flash2: FlashAttention-2
+// on a GPU after Ampere (a stack from before Hopper-native kernels, e.g. llm-foundry's 2023 H100 tables),
+// at the profile's flash2_attention_efficiency. materialised: 2021 Megatron's fused softmax between two
+// cuBLAS batched GEMMs, timed by shape; keeps the s×s scores unless recompute drops them.
+enum class AttentionKernel { flash, flash2, materialised };
+
 struct TrainingSpec {
   int64_t global_batch = 0;   // sequences per iteration
   int micro_batch = 1;        // sequences per micro-batch per pipeline
   Recompute recompute = Recompute::none;
-  // Attention kernel, for activation memory: flash (default) keeps per-row statistics only;
-  // materialised (2021 Megatron's fused softmax) keeps the s×s scores unless recompute drops them.
-  bool materialised_attention = false;
+  AttentionKernel attention = AttentionKernel::flash;
+  [[nodiscard]] bool materialised_attention() const { return attention == AttentionKernel::materialised; }
   Bytes grad_bucket = MiB(25);
   OverlapSpec overlap;
   // Bytes per parameter for the memory model. Mixed-precision Adam: 2 (bf16 weights) + 2 (grads) +
@@ -142,6 +149,7 @@ struct ComputeOverrides {
   std::optional<double> grouped_gemm_efficiency;  // MoE grouped GEMM rate / dense GEMM rate
   std::optional<double> moe_load_imbalance;     // busiest EP rank's routed tokens / mean (dropless)
   std::optional<double> attention_efficiency;   // fraction of the matmul rate flash attention reaches
+  std::optional<double> flash2_attention_efficiency;  // the same for FlashAttention-2 (training.attention flash2)
   std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
   std::optional<Time> launch_overhead;          // per kernel
   std::optional<double> comm_slowdown;          // compute slowdown while a comm kernel runs on the GPU
@@ -162,6 +170,7 @@ void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.grouped_gemm_efficiency, b.grouped_gemm_efficiency);
   fn(a.moe_load_imbalance, b.moe_load_imbalance);
   fn(a.attention_efficiency, b.attention_efficiency);
+  fn(a.flash2_attention_efficiency, b.flash2_attention_efficiency);
   fn(a.hbm_efficiency, b.hbm_efficiency);
   fn(a.launch_overhead, b.launch_overhead);
   fn(a.comm_slowdown, b.comm_slowdown);
@@ -173,7 +182,7 @@ struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in orde
   std::optional<int> c;
   std::optional<double> d;
   std::optional<Time> e;
-  std::optional<double> f, g, g8, h, i, j, k;
+  std::optional<double> f, g, g8, h, i, j, j2, k;
   std::optional<Time> l;
   std::optional<double> m;
 };

@@ -253,7 +253,7 @@ PlanBound bound_programs(const CompiledPlan& plan, const ComputeModel& compute, 
 
 PlanBound bound_plan(const Scenario& s, const Topology& topo) {
   const auto t0 = std::chrono::steady_clock::now();
-  const ComputeModel compute(ComputeParams::defaults(topo.gpu_spec(), s.model.dtype).with(s.compute));
+  const ComputeModel compute(ComputeParams::for_scenario(topo.gpu_spec(), s));
   const CompiledPlan plan = compile_plan(s, CompileOptions{.fold_tp = s.parallel.tp > 1, .first_replica_only = true});
   PlanBound b = bound_programs(plan, compute, topo, s.calibration.collectives.get());
   b.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

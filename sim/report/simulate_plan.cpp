@@ -125,7 +125,7 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
 PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PlanRun run;
-  const ComputeModel compute(ComputeParams::defaults(topo.gpu_spec(), s.model.dtype).with(s.compute));
+  const ComputeModel compute(ComputeParams::for_scenario(topo.gpu_spec(), s));
   std::string how, planes_note;
   Execution e;
   bool done = false;

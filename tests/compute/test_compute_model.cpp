@@ -152,6 +152,25 @@ TEST_CASE("compute model: attention is timed on its executed work, at attention_
   CHECK(ComputeModel(p).op_time(a).seconds() == Approx(0.5e12 / (0.75 * 0.9 * 794.5e12)).epsilon(1e-6));
 }
 
+TEST_CASE("compute model: training.attention flash2 runs flash attention at flash2_attention_efficiency", "[compute]") {
+  Scenario s;
+  s.model.dtype = DType::bf16;
+  s.compute.attention_efficiency = 0.6;
+  s.compute.flash2_attention_efficiency = 0.3;
+  OpCost a{"attention_core", OpClass::attention, 1e12, 0};
+  auto seconds = [&](AttentionKernel k) {
+    s.training.attention = k;
+    ComputeParams p = ComputeParams::for_scenario(h100(), s);
+    p.launch_overhead = Time::zero();
+    return ComputeModel(p).op_time(a).seconds();
+  };
+  CHECK(seconds(AttentionKernel::flash) == Approx(1e12 / (0.6 * 794.5e12)).epsilon(1e-6));
+  CHECK(seconds(AttentionKernel::flash2) == Approx(2 * seconds(AttentionKernel::flash)).epsilon(1e-9));
+  // A profile without a FlashAttention-2 rate: flash2 falls back to attention_efficiency.
+  s.compute.flash2_attention_efficiency.reset();
+  CHECK(seconds(AttentionKernel::flash2) == Approx(seconds(AttentionKernel::flash)).epsilon(1e-12));
+}
+
 TEST_CASE("compute model: memory-bound ops take bytes / (0.85 · HBM bandwidth); launch overhead adds", "[compute]") {
   ComputeParams p = ComputeParams::defaults(a100(), DType::bf16);
   ComputeModel cm(p);
