@@ -35,6 +35,13 @@ expect_stderr "'layers' must be an integer from 1 to 4,096, got 2,000,000,000" "
 expect_stderr "fp8_scaling_unknown.yaml:3:132: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'blockwise'$" \
   "$plansim" run "$bad/scenario/fp8_scaling_unknown.yaml"
 expect_stderr "fp8_scaling_list.yaml:3:132: 'fp8_scaling' must be a single value, not a list$" "$plansim" run "$bad/scenario/fp8_scaling_list.yaml"
+# training.attention and its profile key (flash2_attention_efficiency): unknown kernel, out-of-range, NaN.
+expect_stderr "attention_unknown.yaml:6:74: 'attention' must be one of flash, flash2, materialised, got 'flash3' \\(did you mean 'flash'\\?\\)$" \
+  "$plansim" run "$bad/scenario/attention_unknown.yaml"
+expect_stderr "flash2_efficiency_negative.yaml:7:40: 'flash2_attention_efficiency' must be a number > 0 and <= 10, got -0.3$" \
+  "$plansim" run "$bad/scenario/flash2_efficiency_negative.yaml"
+expect_stderr "'flash2_attention_efficiency' must be a finite number, got 'nan'$" \
+  "$plansim" run "$good" --set compute.flash2_attention_efficiency=nan
 expect_stderr "'channels' must be an integer from 1 to 64, got 1,000,000,000" \
   "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$bad/calibration/channels_huge.yaml"
 expect_stderr "is larger than 2 MiB, the cap on input files" "$plansim" topo /dev/zero
