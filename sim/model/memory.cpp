@@ -205,7 +205,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   StageParams sp = stage_parameters(s, first, in.layers_on_stage, embedding, output);
   const StageParams trained = stage_trained_parameters(s, first, in.layers_on_stage, embedding, output);
   sp.dense += trained.adapters;  // LoRA adapters: weights too
-  const int holders = p.dp * p.cp * in.state_replicas;  // CP ranks hold the same parameters (rank_mapping.hpp)
+  const int holders = p.weight_replicas() * in.state_replicas;
   MemoryBreakdown dense = model_state_memory(sp.dense, trained.dense, s.training, p.zero, holders);
   MemoryBreakdown expert = model_state_memory(sp.expert, trained.expert, s.training, p.zero, holders / p.ep);
   MemoryBreakdown out;

@@ -12,8 +12,7 @@ CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s),
   tp_split_ = shard_.tp_overlap_chunks > 1;
   shard_.micro_batches = s.micro_batches();
   // ZeRO-3 gathers weight_bytes per parameter: at most 1 byte in an fp8 model = the weights gathered in fp8.
-  // The shard is over DP and CP (rank_mapping.hpp: the dense data-parallel group).
-  const int holders = s.parallel.dp * s.parallel.cp;
+  const int holders = s.parallel.weight_replicas();
   if (s.parallel.zero >= 3 && holders > 1 && s.model.dtype == DType::fp8 && s.training.weight_bytes <= 1)
     shard_.fp8_weight_shard = 1.0 / holders;
 }

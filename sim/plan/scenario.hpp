@@ -94,6 +94,9 @@ struct ParallelSpec {
   enum class EpDispatcher { alltoall, hierarchical } ep_dispatcher = EpDispatcher::alltoall;
   int node_gpus = 0;
   [[nodiscard]] int world() const { return tp * pp * dp * cp; }
+  // Ranks holding the same dense weights, over which gradients are reduced and ZeRO shards: DP (EP inside
+  // it) × CP (plan/rank_mapping.hpp).
+  [[nodiscard]] int weight_replicas() const { return dp * cp; }
 };
 
 struct ScheduleSpec {

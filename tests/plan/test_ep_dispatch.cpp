@@ -9,6 +9,17 @@
 
 using namespace plansim;
 
+namespace {
+// Rank 0's first `n` all-to-alls, in order: (group size, bytes).
+std::vector<std::pair<size_t, double>> first_all_to_alls(const CompiledPlan& p, size_t n) {
+  std::vector<std::pair<size_t, double>> out;
+  for (const auto& o : p.programs[0].ops)
+    if (o.kind == OpKind::collective && o.comm == CommOp::all_to_all && out.size() < n)
+      out.emplace_back(p.groups[o.group].ranks.size(), o.bytes);
+  return out;
+}
+}  // namespace
+
 TEST_CASE("ep dispatch: servers a token's experts land on, closed forms", "[plan][moe]") {
   // One server: always that one. top_k 1: exactly one server, whatever the split.
   CHECK(expected_servers_hit(128, 8, 1) == 1);
@@ -45,13 +56,7 @@ TEST_CASE("compiler: the hierarchical dispatcher sends each token once per serve
   s.parallel.ep = 16;
   s.parallel.node_gpus = 8;
   const double tokens = 1024, h = 1024, e = 2;
-  auto a2a = [](const CompiledPlan& p) {  // the first MoE block's exchanges: group size -> bytes, in order
-    std::vector<std::pair<size_t, double>> out;
-    for (const auto& o : p.programs[0].ops)
-      if (o.kind == OpKind::collective && o.comm == CommOp::all_to_all && out.size() < 4)
-        out.emplace_back(p.groups[o.group].ranks.size(), o.bytes);
-    return out;
-  };
+  auto a2a = [](const CompiledPlan& p) { return first_all_to_alls(p, 4); };  // the first MoE block
   const auto flat = a2a(compile_plan(s));
   REQUIRE(flat.size() == 4);
   CHECK(flat[0] == std::pair<size_t, double>{16, tokens * 8 * h * e});
@@ -80,11 +85,7 @@ TEST_CASE("compiler: with TP and sequence parallelism each TP rank dispatches on
   s.parallel.ep = 8;
   s.parallel.node_gpus = 16;
   const double tokens = 1024, h = 1024, e = 2;
-  auto first_a2a = [](const CompiledPlan& p) {
-    for (const auto& o : p.programs[0].ops)
-      if (o.kind == OpKind::collective && o.comm == CommOp::all_to_all) return o.bytes;
-    return 0.0;
-  };
+  auto first_a2a = [](const CompiledPlan& p) { return first_all_to_alls(p, 1).at(0).second; };
   s.parallel.sequence_parallel = true;
   CHECK(first_a2a(compile_plan(s)) == Approx(tokens / 2 * 4 * h * e));
   s.parallel.sequence_parallel = false;

@@ -52,12 +52,7 @@ TEST_CASE("near_path: the BFS's routes inside every island of shipped topologies
 }
 
 TEST_CASE("near_path: NVLink domains, parallel NVLinks and direct GPU-to-GPU NVLinks", "[topo][route]") {
-  ClusterSpec d = h100_cluster(4);
-  d.node.gpus = 4;
-  d.node.nics.count = 4;
-  d.node.nics.affinity = {0, 1, 2, 3};
-  d.node.nvswitch->domain_servers = 4;
-  d.fabric.kind = FabricKind::single_switch;
+  ClusterSpec d = h100_nvl_domains(4);
   CHECK(compare_island_routes(build_cluster(d)) == 16 * 15);
 
   // Hand-built: GPUs 0-1 joined directly by two parallel NVLinks, both on two switches (equal-cost

@@ -63,12 +63,7 @@ TEST_CASE("route_island_links: shared NICs, NVLink domains, and cables that bypa
   const Topology shared = build_cluster(s);
   CHECK(check_all_pairs(shared) == shared.num_gpus() * (shared.num_gpus() - 8));
 
-  ClusterSpec d = h100_cluster(8);
-  d.node.gpus = 4;
-  d.node.nics.count = 4;
-  d.node.nics.affinity = {0, 1, 2, 3};
-  d.node.nvswitch->domain_servers = 4;
-  d.fabric.kind = FabricKind::single_switch;
+  ClusterSpec d = h100_nvl_domains(8);
   const Topology domains = build_cluster(d);
   CHECK(check_all_pairs(domains) == domains.num_gpus() * (domains.num_gpus() - 16));  // two domains of 16 GPUs
 

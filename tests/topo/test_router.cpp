@@ -177,12 +177,7 @@ TEST_CASE("router: P2P off sends peer traffic through the CPU", "[topo][route]")
 }
 
 TEST_CASE("router: a multi-server NVLink domain stays on NVLink", "[topo][route]") {
-  ClusterSpec s = h100_cluster(8);
-  s.node.gpus = 4;
-  s.node.nics.count = 4;
-  s.node.nics.affinity = {0, 1, 2, 3};
-  s.node.nvswitch->domain_servers = 4;
-  s.fabric.kind = FabricKind::single_switch;
+  ClusterSpec s = h100_nvl_domains(8);
   Topology t = build_cluster(s);
   CHECK(t.num_islands() == 2);
   auto g = [](int server, int local) { return GpuId::from(server * 4 + local); };

@@ -30,6 +30,17 @@ inline ClusterSpec h100_cluster(int servers) {
   return s;
 }
 
+// Servers of 4 H100s (one NIC each) in multi-server NVLink domains of 4 servers, on one switch.
+inline ClusterSpec h100_nvl_domains(int servers) {
+  ClusterSpec s = h100_cluster(servers);
+  s.node.gpus = 4;
+  s.node.nics.count = 4;
+  s.node.nics.affinity = {0, 1, 2, 3};
+  s.node.nvswitch->domain_servers = 4;
+  s.fabric.kind = FabricKind::single_switch;
+  return s;
+}
+
 // A 3-tier fat-tree of `servers` H100 servers: leaves of 32 NICs / 32 uplinks, pods of 16 leaves with
 // 32 spines each (16 links from below, 16 up), cores = 32 x 16 = 512: non-blocking.
 inline ClusterSpec h100_fat_tree3(int servers) {
