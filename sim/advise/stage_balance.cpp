@@ -27,6 +27,9 @@ LayerWork estimate_layer_work(const Scenario& s, const GpuSpec& gpu) {
       for (const auto& k : f.attention)
         if (k.cls == OpClass::attention) core.push_back(k);
       t += cm.ops_time(core).seconds();
+    } else if (s.training.recompute == Recompute::selective_op) {
+      const LayerForward r = op_sac_recompute(s.model, l, b, sh);
+      t += (cm.ops_time(r.attention) + cm.ops_time(r.mlp)).seconds();
     }
     w.layer_s.push_back(t);
   }

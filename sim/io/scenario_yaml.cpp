@@ -221,12 +221,20 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   TrainingSpec t;
   t.global_batch = positive_i64(m, "global_batch", lim::kMaxGlobalBatch);
   t.micro_batch = m.positive_int_or("micro_batch", 1, lim::kMaxMicroBatch);
-  std::string rc = m.choice_or("recompute", {"none", "selective", "full"}, "none");
-  t.recompute = rc == "full" ? Recompute::full : rc == "selective" ? Recompute::selective : Recompute::none;
+  std::string rc = m.choice_or("recompute", {"none", "selective", "selective_op", "full"}, "none");
+  t.recompute = rc == "full"           ? Recompute::full
+                : rc == "selective"    ? Recompute::selective
+                : rc == "selective_op" ? Recompute::selective_op
+                                       : Recompute::none;
   const std::string attention = m.choice_or("attention", {"flash", "flash2", "materialised"}, "flash");
   t.attention = attention == "materialised" ? AttentionKernel::materialised
                 : attention == "flash2"     ? AttentionKernel::flash2
                                             : AttentionKernel::flash;
+  // torchtitan's per-op policy saves a flash SDPA kernel's output; 2021 Megatron's materialised scores
+  // are not in its list (op_sac_recompute).
+  if (t.recompute == Recompute::selective_op && t.attention == AttentionKernel::materialised)
+    m.fail(m.get("attention"), "'training.attention: materialised' cannot run under 'recompute: selective_op' "
+                               "(torchtitan's per-op checkpointing saves a flash SDPA kernel's output); use flash or flash2");
   t.grad_bucket = m.bytes_or("grad_bucket", MiB(25));
   if (m.has("overlap")) {
     MapReader o(f, m.get("overlap"), "training.overlap");

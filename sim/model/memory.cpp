@@ -50,6 +50,16 @@ PerToken saved_for_backward(const ModelSpec& m) {
   return {8 * h + (m.dropout ? 2 * h : 0), 4 * q + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
 }
 
+// selective_op (torchtitan's per-op policy, op_sac_recompute in transformer.hpp): what a block keeps is
+// its input (2h, the checkpoint's), the saved products wq (2q), wv (2·kv) and w1 (2f), SDPA's output (2q)
+// and log-sum-exp (4 bytes per head), and under sequence parallelism the two TP reduce-scatters' outputs
+// (2h each, sequence-sharded). Dense layers' tensors; an MoE layer is charged the same.
+PerToken op_sac_saved(const ModelSpec& m, const ParallelSpec& p) {
+  const double h = static_cast<double>(m.hidden), f = ffn_width(m), q = static_cast<double>(m.q_width());
+  const double scatters = p.sequence_parallel && p.tp > 1 ? 4 * h : 0;
+  return {2 * h + scatters, 4 * q + 2 * kv_width(m) + 4 * static_cast<double>(m.heads) + 2 * f};
+}
+
 // M_W: the weight GEMMs' inputs (QKV 2h, projection 2h, MLP-up 2h, MLP-down 2f) and output gradients
 // (QKV 2h + 4·kv, projection 2h, MLP-up 2f or gate + up 4f, MLP-down 2h). Replicated without SP:
 // the QKV and MLP-up inputs and the projection and MLP-down output gradients.
@@ -100,6 +110,7 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const 
   const double h = static_cast<double>(m.hidden), a = m.heads, t = p.tp;
   const double tokens = s / p.cp * b;
   if (r == Recompute::full) return Bytes(2 * tokens * h / (p.sequence_parallel ? t : 1));
+  if (r == Recompute::selective_op) return Bytes(tokens * per_rank(op_sac_saved(m, p), p));
   // Without selective recompute, materialised attention also keeps the softmax output (2 bytes per
   // score) and, with dropout, its mask (1) and output (2): 5·a·s per token (Korthikanti), split by TP.
   // Flash attention keeps only per-row statistics (negligible).

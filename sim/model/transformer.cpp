@@ -37,6 +37,22 @@ OpCost with_casts(OpCost g, const ModelSpec& m, const Shard& sh, const CastSite&
   return g;
 }
 
+// Where each fp8 GEMM of a dense layer takes its operands from (layer_forward).
+struct LayerCastSites {
+  CastSite qkv, out, up, down;
+};
+LayerCastSites layer_cast_sites(const Shard& sh) {
+  const double seq_shard = sh.sequence_parallel && sh.tp > 1 ? 1.0 / sh.tp : 1.0;
+  return {CastSite{true, false, seq_shard, 1}, CastSite{false, false, 1, seq_shard}, CastSite{true, true, seq_shard, 1},
+          CastSite{true, false, 1, seq_shard}};
+}
+
+const OpCost* find_op(const std::vector<OpCost>& ops, const std::string& name) {
+  for (const OpCost& o : ops)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
 }  // namespace
 
 double activation_element_bytes(DType dt) { return dt == DType::fp8 ? 2.0 : dtype_size(dt).value(); }
@@ -87,11 +103,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   // do so under TP by design (torchao PrepareFloat8ModuleInput: "if there are multiple float8 users of
   // the input activation, we perform fp8 allgather only once"); without TP this assumes torch.compile
   // merges the identical casts of one tensor (common-subexpression elimination; not verified).
-  const double seq_shard = sh.sequence_parallel && sh.tp > 1 ? 1.0 / tp : 1.0;
-  const CastSite qkv_site{true, false, seq_shard, 1};
-  const CastSite out_site{false, false, 1, seq_shard};
-  const CastSite up_site{true, true, seq_shard, 1};
-  const CastSite down_site{true, false, 1, seq_shard};
+  const auto [qkv_site, out_site, up_site, down_site] = layer_cast_sites(sh);
   f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * a));
   f.attention.push_back(chunked(with_casts(gemm("qkv", t, h, (q + 2 * kv) / tp, e), m, sh, qkv_site), sh.tp_overlap_chunks));
   // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
@@ -170,6 +182,40 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   }
   f.mlp.push_back(eltwise("residual_dropout", 3 * t_norm * h * a));
   return f;
+}
+
+LayerForward op_sac_recompute(const ModelSpec& m, int layer, int64_t batch, const Shard& sh) {
+  const LayerForward f = layer_forward(m, layer, batch, sh);
+  const double e = dtype_size(m.dtype).value();
+  const double tp = sh.tp, h = d(m.hidden), t = d(batch) * d(m.seq_len) / sh.cp;
+  const LayerCastSites sites = layer_cast_sites(sh);
+  LayerForward r;
+  r.activation_tokens = f.activation_tokens;
+  auto keep = [](std::vector<OpCost>& out, const std::vector<OpCost>& from, const char* name) {
+    if (const OpCost* o = find_op(from, name)) out.push_back(*o);
+  };
+  // Attention block: wq (1st mm) and wv (3rd) are saved, the SDPA output too; wk (2nd) is re-run for
+  // the rotated keys SDPA's backward reads, and the norm for the input the three weight gradients read.
+  keep(r.attention, f.attention, "input_norm");
+  const double kv = d(m.kv_heads) * d(m.head_dim());
+  r.attention.push_back(with_casts(gemm("qkv_k", t, h, kv / tp, e), m, sh, sites.qkv));
+  // Without sequence parallelism wo's output reaches the MLP through a TP all-reduce, which is not
+  // saved: wo (4th mm) is re-run for it. With it, the reduce-scatter's output is saved.
+  if (sh.tp > 1 && !sh.sequence_parallel) keep(r.attention, f.attention, "attention_out");
+  keep(r.mlp, f.mlp, "post_attention_norm");
+  if (m.is_moe_layer(layer)) {
+    // The router GEMM (5th mm) is saved; the grouped expert GEMMs are not mm and are re-run with the
+    // routing and permutation around them (the routing weights' gradient reads the experts' outputs).
+    for (const char* name : {"router_topk", "token_permute", "expert_up", "expert_activation", "expert_down"})
+      keep(r.mlp, f.mlp, name);
+    return r;
+  }
+  // Dense MLP: w1 (5th mm) saved, w3 (6th, the gated MLP's up projection) re-run, the activation re-run
+  // for w2's input; w2 (7th) is saved. A non-gated MLP (w1, w2: 5th, 6th) re-runs only the activation.
+  if (m.gated_mlp)
+    r.mlp.push_back(with_casts(gemm("mlp_up_w3", t, h, d(m.ffn_hidden) / tp, e), m, sh, sites.up));
+  keep(r.mlp, f.mlp, "mlp_activation");
+  return r;
 }
 
 std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh) {

@@ -128,6 +128,17 @@ struct LayerForward {
   double activation_tokens = 0;  // tokens this rank processes (b·s/cp)
 };
 LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const Shard& sh);
+// training.recompute: selective_op, torchtitan's per-op selective activation checkpointing
+// (activation_checkpoint.mode = "selective", selective_ac_option = "op"; torchtitan
+// torchtitan/parallelisms/parallelize_llama.py @ 004b314, `_save_list` and `_custom_policy`): inside each
+// transformer block the outputs of aten.mm are saved except every second one (counted per block in
+// the order the Llama block runs them: wq, wk, wv, wo, w1, w3, w2), and SDPA's and the TP
+// reduce-scatter's outputs are saved; everything else is re-run in the backward, as far as the
+// backward reads it (torch.compile drops the rest). These are the forward kernels re-run, in
+// layer_forward's two blocks: the norms, wk, w3, the MLP activation (and, per block, the TP
+// all-gather under sequence parallelism, which the plan adds). The fp8 linears of torchao dispatch
+// aten.mm on their Float8 tensors and count alike.
+LayerForward op_sac_recompute(const ModelSpec& m, int layer, int64_t batch, const Shard& sh);
 std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh);
 std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shard& sh);  // output layer + loss
 

@@ -122,6 +122,13 @@ uint32_t CostTable::attention_recompute() {
   return recompute_id_ = add("attention_core_recompute", core);
 }
 
+uint32_t CostTable::op_sac_recompute(int block, bool moe) {
+  uint32_t& id = op_sac_ids_[static_cast<size_t>(block * 2 + (moe ? 1 : 0))];
+  if (id != kUnset) return id;
+  const LayerForward f = plansim::op_sac_recompute(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
+  return id = add(fmt::format("{}_op_recompute", forward_name(block, moe)), block == 0 ? f.attention : f.mlp);
+}
+
 uint32_t CostTable::embedding(bool fwd) {
   uint32_t& id = embedding_ids_[fwd ? 1 : 0];
   if (id != kUnset) return id;

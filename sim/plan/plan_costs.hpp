@@ -32,6 +32,8 @@ class CostTable {
   TpSplit forward_split(int block, bool moe);
   TpSplit backward_split(int block, bool moe, BackwardPart part, BlockTraining bt = {});
   uint32_t attention_recompute();  // selective recompute: the attention core forward
+  // selective_op recompute (torchtitan's per-op policy): the kernels block 0/1 re-runs before its backward.
+  uint32_t op_sac_recompute(int block, bool moe);
   uint32_t embedding(bool forward);
   uint32_t logits(BackwardPart part, bool forward);
   uint32_t optimizer(double params);  // Adam step over `params` local parameters (memory-bound)
@@ -63,6 +65,7 @@ class CostTable {
   std::array<bool, 4> forward_split_set_{};
   std::array<bool, 96> backward_split_set_{};
   uint32_t recompute_id_ = kUnset;
+  std::array<uint32_t, 4> op_sac_ids_ = unset<4>();  // as forward_ids_
   const Scenario* s_;
   Shard shard_;
   bool tp_split_ = false;  // blocks are cut for TP overlap

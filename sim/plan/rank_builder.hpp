@@ -182,6 +182,11 @@ class RankBuilder {
   // ZeRO-3: gather layer l's parameters, at most one layer ahead of the compute stream.
   uint32_t zero3_gather(int l, Phase ph, int mb);
   uint32_t layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute);
+  // selective_op recompute before layer l's backward (after its ZeRO-3 gather `gather`): the attention
+  // block's re-run kernels, then the MLP block's, each after the TP all-gather it needs under sequence
+  // parallelism (the saved outputs do not include it); without sequence parallelism the all-reduce
+  // after the attention block, which is not saved either.
+  uint32_t op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather);
 
   // Fine-tuning (finetune.hpp): a block without backward ops is skipped with its collectives; the
   // TP reduction of a block's input gradient only where something below needs it. The MLP block has a

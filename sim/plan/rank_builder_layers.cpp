@@ -73,6 +73,16 @@ uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool r
   return tp_after(m, ph, mb);
 }
 
+uint32_t RankBuilder::op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather) {
+  const bool moe = is_moe(l);
+  const Phase ph = Phase::B;
+  uint32_t d = tp_before(in, ph, mb, false);
+  d = compute(c_.costs->op_sac_recompute(0, moe), ph, mb, true, {d, gather});
+  if (!s_.parallel.sequence_parallel) d = tp_after(whole(d), ph, mb);
+  d = tp_before(d, ph, mb, false);
+  return compute(c_.costs->op_sac_recompute(1, moe), ph, mb, true, {d});
+}
+
 uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart part) {
   const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
   if (!mlp.has_backward()) return in;
@@ -80,6 +90,7 @@ uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart pa
   const Phase ph = Phase::B;
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
+  if (s_.training.recompute == Recompute::selective_op) d = op_sac_recompute(l, mb, d, g);
   const TpSplit sm = c_.costs->backward_split(1, moe, part, mlp);
   d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);

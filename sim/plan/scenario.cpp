@@ -23,6 +23,7 @@ const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
+    case Recompute::selective_op: return "selective_op";
     case Recompute::full: return "full";
   }
   return "?";

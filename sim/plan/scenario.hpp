@@ -106,7 +106,9 @@ struct ScheduleSpec {
   bool moe_a2a_overlap = false;
 };
 
-enum class Recompute { none, selective, full };
+// selective: Megatron's (the attention core re-run in the backward); selective_op: torchtitan's per-op
+// policy (sim/model/transformer.hpp, op_sac_recompute); full: each layer's whole forward re-run.
+enum class Recompute { none, selective, selective_op, full };
 const char* to_string(Recompute r);
 
 struct OverlapSpec {

@@ -78,7 +78,7 @@ TEST_CASE("scenario: errors point at file:line:col", "[io][scenario]") {
   CHECK_THAT(error_of(kBase, {"parallel.ep=2"}), Catch::Contains("needs an MoE model"));
   CHECK_THAT(error_of(kBase, {"parallel.order=[tp, tp, ep, dp, pp]"}), Catch::Contains("'tp' appears twice"));
   CHECK_THAT(error_of(kBase, {"schedule.virtual_stages=2"}), Catch::Contains("needs kind: interleaved"));
-  CHECK_THAT(error_of(kBase, {"training.recompute=some"}), Catch::Contains("must be one of none, selective, full"));
+  CHECK_THAT(error_of(kBase, {"training.recompute=some"}), Catch::Contains("must be one of none, selective, selective_op, full"));
 }
 
 TEST_CASE("scenario: dualpipe needs even pp, an even m >= 2·pp and ZeRO <= 2", "[io][scenario][dualpipe]") {

@@ -167,6 +167,53 @@ TEST_CASE("activations from the model's shapes: no dropout, GQA, SwiGLU", "[mode
   CHECK(weight_grad_bytes_per_layer(llama, 1, sp).value() == Approx(8192.0 * 16384 * 31.75 / 8));
 }
 
+TEST_CASE("selective_op: torchtitan's per-op AC keeps its saved tensors and re-runs wk, w3, the norms", "[model]") {
+  // Llama 3 405B: h = 16384, 128 heads, 8 KV heads of 128 (kv = h/16), f = 53248 = 3.25h; s = 8192.
+  const ModelSpec llama = llama3(126, 16384, 128, 53248);
+  const double s = 8192, h = 16384, kv = h / 16, f = 53248;
+  ParallelSpec sp;
+  sp.tp = 8;
+  sp.sequence_parallel = true;
+  // Kept per token: the block input 2h and the two reduce-scatter outputs 4h (sequence-sharded), wq 2h,
+  // wv 2·kv, SDPA's output 2h and log-sum-exp 4 bytes per head, w1 2f (TP-split).
+  const double split = 4 * h + 2 * kv + 4 * 128 + 2 * f;
+  CHECK(activation_bytes_per_layer(llama, 1, sp, Recompute::selective_op, false).value() == Approx(s * (6 * h + split) / 8));
+  ParallelSpec tp = sp;
+  tp.sequence_parallel = false;  // no reduce-scatter; the input stays whole
+  CHECK(activation_bytes_per_layer(llama, 1, tp, Recompute::selective_op, false).value() == Approx(s * (2 * h + split / 8)));
+  // Between selective (Megatron: everything but the scores) and full (the input only).
+  CHECK(activation_bytes_per_layer(llama, 1, sp, Recompute::selective_op, false) <
+        activation_bytes_per_layer(llama, 1, sp, Recompute::selective, false));
+  CHECK(activation_bytes_per_layer(llama, 1, sp, Recompute::selective_op, false) >
+        activation_bytes_per_layer(llama, 1, sp, Recompute::full, false));
+
+  // Re-run: wk (2·t·h·kv/tp) in the attention block, w3 (2·t·h·f/tp) in the MLP block, and the norms and
+  // the activation as memory-bound kernels; without SP also wo (2·t·h·h/tp), whose all-reduce is not saved.
+  Shard shard{8, 1, 1, true, true};
+  const double t = 2 * s;  // micro-batch 2
+  auto flops = [](const std::vector<OpCost>& ops) {
+    double sum = 0;
+    for (const auto& o : ops) sum += o.flops;
+    return sum;
+  };
+  auto names = [](const std::vector<OpCost>& ops) {
+    std::vector<std::string> n;
+    for (const auto& o : ops) n.push_back(o.name);
+    return n;
+  };
+  const LayerForward r = op_sac_recompute(llama, 0, 2, shard);
+  CHECK(flops(r.attention) == Approx(2 * t * h * kv / 8));
+  CHECK(flops(r.mlp) == Approx(2 * t * h * f / 8));
+  CHECK(names(r.attention) == std::vector<std::string>{"input_norm", "qkv_k"});
+  CHECK(names(r.mlp) == std::vector<std::string>{"post_attention_norm", "mlp_up_w3", "mlp_activation"});
+  shard.sequence_parallel = false;
+  CHECK(flops(op_sac_recompute(llama, 0, 2, shard).attention) == Approx(2 * t * h * kv / 8 + 2 * t * h * h / 8));
+  // A non-gated MLP (w1, w2: the 5th mm saved, the 6th w2 not needed) re-runs only its activation.
+  ModelSpec gpt = llama;
+  gpt.gated_mlp = false;
+  CHECK(flops(op_sac_recompute(gpt, 0, 2, shard).mlp) == 0);
+}
+
 TEST_CASE("backward: data gradient (t×n)·(n×k) and weight gradient (k×t)·(t×n), each the forward's FLOPs",
           "[model]") {
   // Issue 13 defect 6: the weight gradient's K is the token count.

@@ -61,7 +61,8 @@ TEST_CASE("executed FLOPs add up to the model FLOPs for every plan shape", "[pla
   for (Case c : {Case{1, 1, 1, 1, false, 0, "1f1b", 1, Recompute::none}, Case{2, 2, 2, 1, true, 1, "1f1b", 1, Recompute::selective},
                  Case{2, 2, 1, 2, false, 3, "interleaved", 2, Recompute::full}, Case{1, 4, 1, 1, false, 0, "zb-h1", 1, Recompute::none},
                  Case{1, 2, 2, 1, false, 2, "gpipe", 1, Recompute::none}, Case{1, 2, 2, 1, false, 1, "dualpipe", 1, Recompute::none},
-                 Case{2, 2, 1, 1, true, 2, "dualpipe", 1, Recompute::full}}) {
+                 Case{2, 2, 1, 1, true, 2, "dualpipe", 1, Recompute::full},
+                 Case{2, 2, 2, 1, true, 3, "interleaved", 2, Recompute::selective_op}}) {
     Scenario s = small(c.tp, c.pp, c.dp, 4);
     s.parallel.cp = c.cp;
     s.parallel.sequence_parallel = c.sp;

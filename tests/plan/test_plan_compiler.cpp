@@ -41,6 +41,26 @@ TEST_CASE("compiler: TP all-reduces per layer, or SP all-gather + reduce-scatter
   CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_reduce).ops == 0);
 }
 
+TEST_CASE("compiler: selective_op re-runs each layer's TP all-gathers and wk, w3 before its backward", "[plan]") {
+  // torchtitan's per-op AC does not save the all-gathered block inputs: under SP each layer's backward
+  // gathers twice more (8 layers · 2 micro-batches · 2), and the re-run GEMMs are wk and w3 only.
+  Scenario s = base(2, 1, 1, 2);
+  s.model.gated_mlp = true;
+  s.model.kv_heads = 4;  // kv = 4 · 64 = 256
+  s.parallel.sequence_parallel = true;
+  s.training.recompute = Recompute::selective;
+  const int megatron = count(compile_plan(s), 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_gather).ops;
+  s.training.recompute = Recompute::selective_op;
+  const CompiledPlan p = compile_plan(s);
+  CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::all_gather).ops == megatron + 8 * 2 * 2);
+  CHECK(count(p, 0, OpKind::collective, StreamKind::tp_comm, CommOp::reduce_scatter).ops == 8 * 2 * 4);
+  double recompute = 0;
+  for (const auto& op : p.programs[0].ops)
+    if (op.kind == OpKind::compute && op.recompute) recompute += p.costs[op.cost].flops;
+  const double t = 1024, h = 1024, kv = 256, f = 4096;
+  CHECK(recompute == Approx(8 * 2 * (2 * t * h * kv / 2 + 2 * t * h * f / 2)));
+}
+
 TEST_CASE("compiler: DP reduces every local gradient byte exactly once, after the last micro-batch", "[plan]") {
   for (int zero : {0, 1, 2, 3}) {
     Scenario s = base(1, 2, 2, 4);

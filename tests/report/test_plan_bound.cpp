@@ -47,7 +47,7 @@ TEST_CASE("bound: never above the simulated iteration over random small plans", 
     sets = {fmt::format("nodes={}", nodes), fmt::format("parallel.tp={}", tp), fmt::format("parallel.pp={}", pp),
             fmt::format("parallel.dp={}", dp), fmt::format("training.micro_batch={}", mb),
             fmt::format("training.global_batch={}", int64_t{mb} * dp * micro),
-            std::string("training.recompute=") + pick({"none", "selective", "full"}),
+            std::string("training.recompute=") + pick({"none", "selective", "selective_op", "full"}),
             std::string("parallel.zero=") + (dp > 1 ? pick({"0", "1", "3"}) : "0"),
             std::string("parallel.sequence_parallel=") + (tp > 1 ? pick({"true", "false"}) : "false"),
             std::string("compute.comm_slowdown=") + pick({"0", "0.1", "0.3"})};

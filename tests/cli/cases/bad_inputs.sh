@@ -42,6 +42,9 @@ expect_stderr "flash2_efficiency_negative.yaml:7:40: 'flash2_attention_efficienc
   "$plansim" run "$bad/scenario/flash2_efficiency_negative.yaml"
 expect_stderr "'flash2_attention_efficiency' must be a finite number, got 'nan'$" \
   "$plansim" run "$good" --set compute.flash2_attention_efficiency=nan
+# torchtitan's per-op AC (recompute: selective_op) saves a flash kernel's output: not materialised scores.
+expect_stderr "selective_op_materialised.yaml:6:[0-9]*: 'training.attention: materialised' cannot run under 'recompute: selective_op'" \
+  "$plansim" run "$bad/scenario/selective_op_materialised.yaml"
 expect_stderr "'channels' must be an integer from 1 to 64, got 1,000,000,000" \
   "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$bad/calibration/channels_huge.yaml"
 expect_stderr "is larger than 2 MiB, the cap on input files" "$plansim" topo /dev/zero
