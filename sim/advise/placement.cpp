@@ -18,7 +18,7 @@ std::string GroupPlacement::describe() const {
                      kinds.empty() ? "no links" : kinds);
 }
 
-GroupPlacement place_group(const Scenario& s, const Topology& topo, std::initializer_list<Dim> vary) {
+GroupPlacement place_group(const Scenario& s, const Topology& topo, std::span<const Dim> vary) {
   GroupPlacement g;
   RankMapping map(s.parallel);
   g.ranks = map.group(0, vary);

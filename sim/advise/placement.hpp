@@ -1,10 +1,13 @@
 #pragma once
 // Where a parallel group of a plan lands on the cluster: how many servers/islands it spans and which
 // link kinds its ring (rank i -> rank i+1, as NCCL's ring uses them) crosses. Rank r runs on GPU r.
+#include <initializer_list>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "sim/plan/rank_mapping.hpp"
 #include "sim/plan/scenario.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -19,8 +22,11 @@ struct GroupPlacement {
   [[nodiscard]] std::string describe() const;  // "ranks 0,8,16,... on 8 servers over ethernet, pcie"
 };
 
-// The group of rank 0 varying `vary` (e.g. {Dim::tp}; DP of dense parameters is {Dim::cp, Dim::ep, Dim::dp}).
-GroupPlacement place_group(const Scenario& s, const Topology& topo, std::initializer_list<Dim> vary);
+// The group of rank 0 varying `vary` (e.g. {Dim::tp}; DP of dense parameters is kDenseDataParallel).
+GroupPlacement place_group(const Scenario& s, const Topology& topo, std::span<const Dim> vary);
+inline GroupPlacement place_group(const Scenario& s, const Topology& topo, std::initializer_list<Dim> vary) {
+  return place_group(s, topo, std::span<const Dim>(vary.begin(), vary.size()));
+}
 
 // GPUs in the smallest island (a server's GPUs, or an NVLink domain's).
 int island_size(const Topology& topo);

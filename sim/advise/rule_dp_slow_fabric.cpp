@@ -26,7 +26,7 @@ std::vector<Finding> check_dp_slow_fabric(const LintContext& c) {
   f.what = fmt::format("{:.1f} B trained parameters, DP={} (ZeRO-{}): {}", params_b, s.parallel.dp, s.parallel.zero,
                        no_overlap ? "gradient reduction not overlapped with backward"
                                   : fmt::format("gradient bucket {:.1f} MiB", bucket_mib));
-  f.where = "DP group " + place_group(s, c.topology, {Dim::cp, Dim::ep, Dim::dp}).describe();
+  f.where = "DP group " + place_group(s, c.topology, kDenseDataParallel).describe();
   f.why = fmt::format("exposed DP communication is {:.3f} s = {:.0f} % of the iteration",
                       c.report.exposed_comm_s[static_cast<size_t>(Dim::dp)], 100 * share);
   f.candidates.push_back({"training.overlap.grad_reduce=true", "training.overlap.param_gather=true",

@@ -22,7 +22,7 @@ std::vector<Finding> check_finetune_fabric(const LintContext& c) {
   out.rule = "finetune-slow-fabric";
   out.what = fmt::format("{} fine-tune over DP={}: {:.2f} GB of gradients reduced per step", to_string(f.method),
                          s.parallel.dp, payload_gb);
-  out.where = "DP group " + place_group(s, c.topology, {Dim::cp, Dim::ep, Dim::dp}).describe();
+  out.where = "DP group " + place_group(s, c.topology, kDenseDataParallel).describe();
   out.why = fmt::format("exposed DP communication is {:.3f} s = {:.0f} % of the iteration; LoRA adapters would "
                         "reduce megabytes instead (a parameter-efficient fine-tune: check it suits the task)",
                         c.report.exposed_comm_s[static_cast<size_t>(Dim::dp)], 100 * share);

@@ -25,7 +25,7 @@ std::vector<Finding> check_small_batch_dp(const LintContext& c) {
                        s.training.global_batch, p.world(), p.dp, seq_per_gpu,
                        seq_per_gpu * static_cast<double>(s.model.seq_len),
                        trained_parameters(s) * s.training.grad_bytes / 1e9);
-  f.where = "DP group " + place_group(s, c.topology, {Dim::cp, Dim::ep, Dim::dp}).describe();
+  f.where = "DP group " + place_group(s, c.topology, kDenseDataParallel).describe();
   f.why = fmt::format("exposed DP communication is {:.3f} s = {:.0f} % of the iteration: DP efficiency ≈ {:.0f} %",
                       c.report.exposed_comm_s[static_cast<size_t>(Dim::dp)], 100 * share, 100 * (1 - share));
   for (int k : {4, 8}) f.candidates.push_back({set_int("training.global_batch", s.training.global_batch * k)});

@@ -81,11 +81,11 @@ void RankBuilder::build() {
 }
 
 std::vector<int> RankBuilder::data_parallel_members(int r) const {
-  std::vector<int> members = c_.map->group(r, {Dim::cp, Dim::ep, Dim::dp});
+  std::vector<int> members = c_.map->group(r, kDenseDataParallel);
   if (!c_.lay->is_mirrored()) return members;
   RankCoords m = coords_;
   m[Dim::pp] = s_.parallel.pp - 1 - coords_[Dim::pp];
-  std::vector<int> mirror = c_.map->group(c_.map->rank(m), {Dim::cp, Dim::ep, Dim::dp});
+  std::vector<int> mirror = c_.map->group(c_.map->rank(m), kDenseDataParallel);
   if (m[Dim::pp] < coords_[Dim::pp]) std::swap(members, mirror);
   members.insert(members.end(), mirror.begin(), mirror.end());
   return members;

@@ -28,7 +28,7 @@ int RankMapping::rank(const RankCoords& c) const {
   return r;
 }
 
-std::vector<int> RankMapping::group(int r, std::initializer_list<Dim> vary) const {
+std::vector<int> RankMapping::group(int r, std::span<const Dim> vary) const {
   const RankCoords base = coords(r);
   // Enumerate the varying coordinates in `order_` (innermost first = fastest).
   std::vector<Dim> dims;

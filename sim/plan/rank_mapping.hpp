@@ -8,11 +8,16 @@
 // and shards over `get_data_parallel_group(with_context_parallel=True)`, torchtitan's FSDP over its
 // `dp_shard_cp` mesh).
 #include <array>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "sim/plan/scenario.hpp"
 
 namespace plansim {
+
+// The coordinates the dense data-parallel group varies (above).
+inline constexpr std::array<Dim, 3> kDenseDataParallel{Dim::cp, Dim::ep, Dim::dp};
 
 struct RankCoords {
   std::array<int, 5> c{};  // indexed by Dim
@@ -29,7 +34,10 @@ class RankMapping {
   [[nodiscard]] int rank(const RankCoords& c) const;
   // Ranks sharing every coordinate of `rank` except those in `vary`, ordered by group rank
   // (the varying coordinates, first listed innermost).
-  [[nodiscard]] std::vector<int> group(int rank, std::initializer_list<Dim> vary) const;
+  [[nodiscard]] std::vector<int> group(int rank, std::span<const Dim> vary) const;
+  [[nodiscard]] std::vector<int> group(int rank, std::initializer_list<Dim> vary) const {
+    return group(rank, std::span<const Dim>(vary.begin(), vary.size()));
+  }
 
  private:
   std::array<int, 5> sizes_{};   // by Dim
