@@ -1,5 +1,6 @@
 #include "sim/model/transformer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -71,6 +72,22 @@ double mean_attention_pairs(const AttentionSpec& a, double s) {
   return (attention_pairs(a, s) + (a.window_every - 1) * attention_pairs(dense, s)) / a.window_every;
 }
 
+double flash_executed_pairs(const AttentionSpec& a, double s, int calls) {
+  const double tile = std::min(kFlashQueryTile, s);
+  auto one = [&](const AttentionSpec& kind) {
+    const bool band = kind.causal && kind.window > 0 && static_cast<double>(kind.window) < s;
+    const double waste = !kind.causal ? 0 : band ? tile - 1 : (tile - 1) / 2;  // per query row
+    return attention_pairs(kind, s) + s * waste;
+  };
+  double pairs = one(a);
+  if (a.window_every > 1) {
+    AttentionSpec dense = a;
+    dense.window = 0;
+    pairs = (pairs + (a.window_every - 1) * one(dense)) / a.window_every;
+  }
+  return pairs + s * kFlashRowOverheadKeys * calls;
+}
+
 double flash_head_dim_padding(int64_t head_dim) {
   if (head_dim <= 0) return 1;
   const int64_t rounded = (head_dim + 31) / 32 * 32;  // the kernels: 32, 64, 96, ..., 256
@@ -117,7 +134,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   const GemmDims core_dims{s / sh.cp, s, d(m.head_dim()), d(batch) * d(m.heads) / tp};
   OpCost core{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims};
   if (sh.flash_attention) {
-    core.executed = mean_attention_pairs(m.attention, s) / (s * s) * flash_head_dim_padding(m.head_dim());
+    core.executed = flash_executed_pairs(m.attention, s, sh.cp) / (s * s) * flash_head_dim_padding(m.head_dim());
     core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
   } else {
     // Megatron-LM 2021 (megatron/model/transformer.py, ParallelAttention): torch.baddbmm writes the scores

@@ -113,6 +113,23 @@ double attention_pairs(const AttentionSpec& a, double s);
 // whole cycles of window_every layers; otherwise off by under one layer's difference per stage).
 double mean_attention_pairs(const AttentionSpec& a, double s);
 
+// What a flash kernel executes for one sequence, in query-key pairs (FlashAttention-2/3 and cuDNN's
+// fused attention alike): the pairs its mask leaves (mean_attention_pairs), plus
+// - the masked half of the tiles on the diagonal: a tile of kFlashQueryTile query rows reads keys up
+//   to its last row, so a causal row computes (tile − 1)/2 masked keys on average, a band's row
+//   tile − 1 (both edges); FlashAttention-2's forward kernels tile 128 query rows for head
+//   dimensions up to 128 (csrc/flash_attn/src/flash_fwd_launch_template.h, kBlockM = 128);
+// - a fixed cost per query row and kernel call, the online softmax's rescale and the output's
+//   write, as kFlashRowOverheadKeys more keys per row (`calls`: the kernel calls that see a row: 1,
+//   or cp under context parallelism, whose ring runs one call per key chunk). 64 keys (half a 128-key tile)
+//   reproduces the shape of FlashAttention-2's H100 curve at head dimension 128 (Shah et al., arXiv
+//   2407.08608, Fig. 5, 16K tokens per batch): causal 191 / 260 / 298 / 319 / 333 / 335 TFLOP/s at 512 …
+//   16K tokens is 0.57 / 0.78 / 0.89 / 0.95 / 0.99 / 1 of its long-sequence rate; this model gives
+//   0.68 / 0.81 / 0.90 / 0.96 / 0.99 / 1 (tested), so the calibrated efficiency is the long-sequence one.
+inline constexpr double kFlashQueryTile = 128;
+inline constexpr double kFlashRowOverheadKeys = 64;
+double flash_executed_pairs(const AttentionSpec& a, double s, int calls = 1);
+
 // The forward ops of layer `layer` for a micro-batch of `batch` sequences on one rank, in two blocks
 // (attention block, MLP/MoE block) so the plan can place the TP collectives between them.
 // Bytes per element of the activations between kernels (norm and residual traffic, permutation, the
