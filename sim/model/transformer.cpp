@@ -123,6 +123,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   const auto [qkv_site, out_site, up_site, down_site] = layer_cast_sites(sh);
   f.attention.push_back(eltwise("input_norm", 2 * t_norm * h * a));
   f.attention.push_back(chunked(with_casts(gemm("qkv", t, h, (q + 2 * kv) / tp, e), m, sh, qkv_site), sh.tp_overlap_chunks));
+  // Rotary position embeddings (a model without learned positions): a kernel reads and writes the queries
+  // and keys (Transformer Engine's fused RoPE, torchtitan's compiled complex product); backward the same.
+  if (!m.learned_positions) f.attention.push_back(eltwise("rope", 2 * t * (q + kv) / tp * a));
   // Attention: scores and A·V for this rank's queries (s/cp) against all s keys, heads/tp. Model FLOPs
   // count every pair (Megatron); the kernel executes the pairs its mask leaves: a causal flash kernel
   // skips the blocks above the diagonal, and with CP Megatron's load-balanced split (the sequence cut
@@ -216,6 +219,7 @@ LayerForward op_sac_recompute(const ModelSpec& m, int layer, int64_t batch, cons
   keep(r.attention, f.attention, "input_norm");
   const double kv = d(m.kv_heads) * d(m.head_dim());
   r.attention.push_back(with_casts(gemm("qkv_k", t, h, kv / tp, e), m, sh, sites.qkv));
+  keep(r.attention, f.attention, "rope");  // the rotated queries and keys SDPA's backward reads
   // Without sequence parallelism wo's output reaches the MLP through a TP all-reduce, which is not
   // saved: wo (4th mm) is re-run for it. With it, the reduce-scatter's output is saved.
   if (sh.tp > 1 && !sh.sequence_parallel) keep(r.attention, f.attention, "attention_out");

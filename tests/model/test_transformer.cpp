@@ -39,6 +39,12 @@ ModelSpec llama3(int layers, int64_t hidden, int heads, int64_t ffn_hidden) {
   m.gated_mlp = true;
   return m;
 }
+OpCost op_named(const std::vector<OpCost>& ops, const std::string& name) {
+  for (const auto& o : ops)
+    if (o.name == name) return o;
+  FAIL("no op " << name);
+  return {};
+}
 }  // namespace
 
 TEST_CASE("model FLOPs equal Megatron's 72·B·s·l·h²(1 + s/6h + V/12lh)", "[model]") {
@@ -205,7 +211,7 @@ TEST_CASE("selective_op: torchtitan's per-op AC keeps its saved tensors and re-r
   const LayerForward r = op_sac_recompute(llama, 0, 2, shard);
   CHECK(flops(r.attention) == Approx(2 * t * h * kv / 8));
   CHECK(flops(r.mlp) == Approx(2 * t * h * f / 8));
-  CHECK(names(r.attention) == std::vector<std::string>{"input_norm", "qkv_k"});
+  CHECK(names(r.attention) == std::vector<std::string>{"input_norm", "qkv_k", "rope"});
   CHECK(names(r.mlp) == std::vector<std::string>{"post_attention_norm", "mlp_up_w3", "mlp_activation"});
   shard.sequence_parallel = false;
   CHECK(flops(op_sac_recompute(llama, 0, 2, shard).attention) == Approx(2 * t * h * kv / 8 + 2 * t * h * h / 8));
@@ -422,10 +428,16 @@ TEST_CASE("head_dim apart from hidden/heads: Qwen3-30B-A3B's q width 4096 on hid
   // The QKV GEMM is h × (q + 2kv), the projection q × h, the attention core 4·s²·q (model FLOPs).
   const LayerForward f = layer_forward(m, 0, 1, Shard{});
   const double t = 4096;
-  CHECK(f.attention[1].flops == Approx(2 * t * h * (q + 2 * kv)));
-  CHECK(f.attention[2].flops == Approx(4 * t * t * q));
-  CHECK(f.attention[2].dims.k == 128);
-  CHECK(f.attention[3].flops == Approx(2 * t * q * h));
+  CHECK(op_named(f.attention, "qkv").flops == Approx(2 * t * h * (q + 2 * kv)));
+  CHECK(op_named(f.attention, "attention_core").flops == Approx(4 * t * t * q));
+  CHECK(op_named(f.attention, "attention_core").dims.k == 128);
+  CHECK(op_named(f.attention, "attention_out").flops == Approx(2 * t * q * h));
+  // Rotary embeddings (no learned positions): one pass reading and writing the queries and keys (q + kv
+  // wide, 2 bytes), here 2 · 4096 · (4096 + 512) · 2 bytes; none with learned positions.
+  CHECK(op_named(f.attention, "rope").hbm_bytes == Approx(2 * t * (q + kv) * 2));
+  ModelSpec learned = m;
+  learned.learned_positions = true;
+  for (const auto& op : layer_forward(learned, 0, 1, Shard{}).attention) CHECK(op.name != "rope");
   // Unset, head_dim is hidden / heads and nothing changes.
   m.head_dim_override = 0;
   CHECK(m.q_width() == 2048);
