@@ -19,19 +19,8 @@ LayerWork estimate_layer_work(const Scenario& s, const GpuSpec& gpu) {
   LayerWork w;
   for (int l = 0; l < s.model.layers; ++l) {
     const LayerForward f = layer_forward(s.model, l, b, sh);
-    double t = fwd_bwd(f.attention) + fwd_bwd(f.mlp);
-    if (s.training.recompute == Recompute::full) {
-      t += (cm.ops_time(f.attention) + cm.ops_time(f.mlp)).seconds();
-    } else if (s.training.recompute == Recompute::selective) {
-      std::vector<OpCost> core;
-      for (const auto& k : f.attention)
-        if (k.cls == OpClass::attention) core.push_back(k);
-      t += cm.ops_time(core).seconds();
-    } else if (s.training.recompute == Recompute::selective_op) {
-      const LayerForward r = op_sac_recompute(s.model, l, b, sh);
-      t += (cm.ops_time(r.attention) + cm.ops_time(r.mlp)).seconds();
-    }
-    w.layer_s.push_back(t);
+    const LayerForward r = recomputed_forward(s.model, s.training.recompute, l, b, sh);
+    w.layer_s.push_back(fwd_bwd(f.attention) + fwd_bwd(f.mlp) + (cm.ops_time(r.attention) + cm.ops_time(r.mlp)).seconds());
   }
   w.embedding_s = fwd_bwd(embedding_forward(s.model, b, sh));
   w.logits_s = fwd_bwd(logits_forward(s.model, b, sh));

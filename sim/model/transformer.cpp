@@ -239,6 +239,21 @@ LayerForward op_sac_recompute(const ModelSpec& m, int layer, int64_t batch, cons
   return r;
 }
 
+LayerForward recomputed_forward(const ModelSpec& m, Recompute r, int layer, int64_t batch, const Shard& sh) {
+  switch (r) {
+    case Recompute::none: return LayerForward{};
+    case Recompute::selective_op: return op_sac_recompute(m, layer, batch, sh);
+    case Recompute::full: return layer_forward(m, layer, batch, sh);
+    case Recompute::selective: break;
+  }
+  const LayerForward f = layer_forward(m, layer, batch, sh);
+  LayerForward core;
+  core.activation_tokens = f.activation_tokens;
+  for (const auto& k : f.attention)
+    if (k.cls == OpClass::attention) core.attention.push_back(k);
+  return core;
+}
+
 std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh) {
   const double t = d(batch) * d(m.seq_len) / sh.cp;
   const double a = activation_element_bytes(m.dtype);

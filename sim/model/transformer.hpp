@@ -156,6 +156,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
 // all-gather under sequence parallelism, which the plan adds). The fp8 linears of torchao dispatch
 // aten.mm on their Float8 tensors and count alike.
 LayerForward op_sac_recompute(const ModelSpec& m, int layer, int64_t batch, const Shard& sh);
+// The forward kernels a layer's backward re-runs under each recompute mode, in layer_forward's two blocks:
+// none nothing; selective (Megatron's) the attention core; selective_op op_sac_recompute; full the whole forward.
+LayerForward recomputed_forward(const ModelSpec& m, Recompute r, int layer, int64_t batch, const Shard& sh);
 std::vector<OpCost> embedding_forward(const ModelSpec& m, int64_t batch, const Shard& sh);
 std::vector<OpCost> logits_forward(const ModelSpec& m, int64_t batch, const Shard& sh);  // output layer + loss
 

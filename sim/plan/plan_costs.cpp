@@ -115,17 +115,15 @@ TpSplit CostTable::backward_split(int block, bool moe, BackwardPart part, BlockT
 
 uint32_t CostTable::attention_recompute() {
   if (recompute_id_ != kUnset) return recompute_id_;
-  LayerForward f = layer_forward(s_->model, 0, s_->training.micro_batch, shard_);
-  std::vector<OpCost> core;
-  for (const auto& k : f.attention)
-    if (k.cls == OpClass::attention) core.push_back(k);
-  return recompute_id_ = add("attention_core_recompute", core);
+  const LayerForward f = recomputed_forward(s_->model, Recompute::selective, 0, s_->training.micro_batch, shard_);
+  return recompute_id_ = add("attention_core_recompute", f.attention);
 }
 
 uint32_t CostTable::op_sac_recompute(int block, bool moe) {
   uint32_t& id = op_sac_ids_[static_cast<size_t>(block * 2 + (moe ? 1 : 0))];
   if (id != kUnset) return id;
-  const LayerForward f = plansim::op_sac_recompute(s_->model, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
+  const LayerForward f =
+      recomputed_forward(s_->model, Recompute::selective_op, layer_of_kind(s_->model, moe), s_->training.micro_batch, shard_);
   return id = add(fmt::format("{}_op_recompute", forward_name(block, moe)), block == 0 ? f.attention : f.mlp);
 }
 
