@@ -1,51 +1,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 #include "sim/model/memory.hpp"
 #include "sim/model/transformer.hpp"
+#include "tests/support/model_specs.hpp"
 
 using namespace plansim;
 
-namespace {
-// GPT-3 175B as in Narayanan et al. 2021 (Megatron GPT: biases, learned positions, tied embeddings).
-ModelSpec gpt3() {
-  ModelSpec m;
-  m.layers = 96;
-  m.hidden = 12288;
-  m.heads = 96;
-  m.kv_heads = 96;
-  m.ffn_hidden = 4 * 12288;
-  m.vocab = 51200;
-  m.seq_len = 2048;
-  m.bias = true;
-  m.learned_positions = true;
-  m.tied_embeddings = true;
-  m.dropout = true;
-  return m;
-}
-
-// A Llama 3 model: 8 KV heads, SwiGLU, vocabulary 128,256, sequence 8,192.
-ModelSpec llama3(int layers, int64_t hidden, int heads, int64_t ffn_hidden) {
-  ModelSpec m;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = 8;
-  m.ffn_hidden = ffn_hidden;
-  m.vocab = 128256;
-  m.seq_len = 8192;
-  m.gated_mlp = true;
-  return m;
-}
-OpCost op_named(const std::vector<OpCost>& ops, const std::string& name) {
-  for (const auto& o : ops)
-    if (o.name == name) return o;
-  FAIL("no op " << name);
-  return {};
-}
-}  // namespace
+using testing::gpt3;
+using testing::llama3;
+using testing::op_named;
 
 TEST_CASE("model FLOPs equal Megatron's 72·B·s·l·h²(1 + s/6h + V/12lh)", "[model]") {
   // Per layer forward: QKV 6Bsh², scores + A·V 4Bs²h, projection 2Bsh², MLP 16Bsh² = 24Bsh² + 4Bs²h;
@@ -264,111 +229,6 @@ TEST_CASE("backward: data gradient (t×n)·(n×k) and weight gradient (k×t)·(t
   CHECK((first + 1)->name == "mlp_up_wgrad");
 }
 
-TEST_CASE("causal attention: the kernel executes s(s+1)/2 of the s² pairs; model FLOPs keep s²", "[model]") {
-  CHECK(attention_pairs(AttentionSpec{true, 0}, 8) == 36);
-  CHECK(attention_pairs(AttentionSpec{false, 0}, 8) == 64);
-  // Window 3 over 8 queries: 1 + 2 + 3 + 3·5 = 21 = 3·4/2 + 5·3.
-  CHECK(attention_pairs(AttentionSpec{true, 3}, 8) == 21);
-  CHECK(attention_pairs(AttentionSpec{true, 8}, 8) == 36);  // a window as long as s is causal
-  ModelSpec m = gpt3();
-  const double s = 2048;
-  for (int cp : {1, 2, 4}) {
-    // Megatron's load-balanced CP split: rank i holds chunks i and 2cp−1−i of 2cp; each has s(s+1)/(2cp)
-    // pairs. Per rank: model FLOPs 4·b·(s/cp)·s·h, executed the same fraction (s+1)/2s of them, plus the
-    // flash kernel's diagonal tiles ((tile − 1)/2 keys per row) and its per-row cost (64 keys per row and
-    // call, cp calls under CP's ring): flash_executed_pairs.
-    const OpCost core = layer_forward(m, 0, 1, Shard{1, cp, 1, false}).attention[2];
-    REQUIRE(core.cls == OpClass::attention);
-    CHECK(core.flops == Approx(4 * (s / cp) * s * 12288));
-    const double c = s / (2 * cp);
-    double pairs = 0;  // rank 0's chunks 0 and 2cp−1: c(c+1)/2 and c²(2cp−1) + c(c+1)/2
-    pairs += c * (c + 1) / 2 + c * c * (2 * cp - 1) + c * (c + 1) / 2;
-    pairs += (s / cp) * ((kFlashQueryTile - 1) / 2 + kFlashRowOverheadKeys * cp);
-    CHECK(core.executed_flops() == Approx(core.flops * pairs / ((s / cp) * s)).epsilon(1e-12));
-    // Flash backward recomputes QKᵀ: 5 products where Megatron counts 4.
-    const auto b = backward_of({core}, BackwardPart::both);
-    CHECK(b[0].flops == Approx(2 * core.flops));
-    CHECK(b[0].executed_flops() == Approx(2 * core.executed_flops() * 5 / 4));
-  }
-  // Materialised attention (2021 Megatron) computes and masks all s² pairs, forward and backward.
-  Shard mat;
-  mat.flash_attention = false;
-  const OpCost full = layer_forward(m, 0, 1, mat).attention[2];
-  CHECK(full.executed_flops() == Approx(full.flops));
-  CHECK(backward_of({full}, BackwardPart::both)[0].executed_flops() == Approx(2 * full.flops));
-  // Its s×s scores go through HBM between the products (gpt3(): heads 96, dropout): forward the softmax's
-  // read and write and A·V's read (3 passes of 2 bytes; QKᵀ's write is its GEMM's epilogue), dropout
-  // another 2 + 2 and a 1-byte mask; backward dV's read of P, the softmax backward's 3, dQ's and dK's reads
-  // of dS (6 passes; dP's write is its GEMM's epilogue) and the dropout backward's 2 + mask. Flash keeps
-  // them on chip.
-  const double mask = m.dropout ? 5 : 0;
-  CHECK(full.unfused_bytes == Approx(96 * s * s * (3 * 2 + mask)));
-  const OpCost full_bwd = backward_of({full}, BackwardPart::both)[0];
-  CHECK(full_bwd.unfused_bytes == Approx(96 * s * s * (6 * 2 + mask)));
-  // Its products are batched GEMMs: QKᵀ and A·V forward, dP and dV, dQ, dK backward, whose FLOPs are the
-  // op's executed FLOPs (each product 2·s·s·head_dim per head).
-  CHECK(full.score_products == 1);
-  CHECK(full.value_products == 1);
-  CHECK(full_bwd.score_products == 1);
-  CHECK(full_bwd.value_products == 3);
-  CHECK(full.dims.flops() * (full.score_products + full.value_products) == Approx(full.executed_flops()));
-  CHECK(full_bwd.dims.flops() * (full_bwd.score_products + full_bwd.value_products) ==
-        Approx(full_bwd.executed_flops()));
-  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].score_products == 0);  // flash: one fused kernel
-  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].unfused_bytes == 0);
-  // Model FLOPs (MFU) are unchanged by the mask: still Megatron's closed form.
-  m.attention.window = 512;
-  CHECK(model_flops_per_iteration(m, 8) == Approx(megatron_model_flops(m, 8)).epsilon(1e-12));
-  // A band's tiles waste tile − 1 keys per row (both edges).
-  CHECK(layer_forward(m, 0, 1, Shard{}).attention[2].executed ==
-        Approx((512.0 * 513 / 2 + (s - 512) * 512 + s * (kFlashQueryTile - 1 + kFlashRowOverheadKeys)) / (s * s)));
-}
-
-TEST_CASE("flash work: diagonal tiles and a per-row cost give FlashAttention-2's H100 curve by sequence length",
-          "[model]") {
-  // Shah et al. 2024 (FlashAttention-3, arXiv 2407.08608), Fig. 5, FlashAttention-2 forward on H100, head
-  // dimension 128, causal, 16K tokens per batch: 191, 260, 298, 319, 333, 335 TFLOP/s (causal FLOPs counted as
-  // half of s²) at 512 … 16K. The rate on the counted work is counted / executed at one kernel rate.
-  const AttentionSpec causal{true, 0};
-  auto shape = [&](double s) { return (s * s / 2) / flash_executed_pairs(causal, s); };
-  const double published[] = {191, 260, 298, 319, 333, 335};
-  double s = 512;
-  for (double p : published) {
-    INFO("s = " << s);
-    const double model = shape(s) / shape(16384), measured = p / 335;
-    // Within 4 points from 1K on; at 512 the model says 0.68 where the kernel reaches 0.57.
-    CHECK(std::abs(model - measured) <= (s < 1024 ? 0.12 : 0.04));
-    s *= 2;
-  }
-  // Without a mask nothing is wasted: only the per-row cost, per kernel call.
-  CHECK(flash_executed_pairs(AttentionSpec{false, 0}, 1024) == Approx(1024.0 * (1024 + kFlashRowOverheadKeys)));
-  CHECK(flash_executed_pairs(AttentionSpec{false, 0}, 1024, 4) == Approx(1024.0 * (1024 + 4 * kFlashRowOverheadKeys)));
-  // A causal row wastes half a tile on average: s(s+1)/2 pairs + s(tile − 1)/2.
-  CHECK(flash_executed_pairs(causal, 1024) == Approx(1024.0 * 1025 / 2 + 1024.0 * (127.0 / 2 + kFlashRowOverheadKeys)));
-}
-
-TEST_CASE("flash attention runs a head on FlashAttention-2's next kernel size (multiples of 32)", "[model]") {
-  CHECK(flash_head_dim_padding(128) == 1);
-  CHECK(flash_head_dim_padding(64) == 1);
-  CHECK(flash_head_dim_padding(112) == Approx(128.0 / 112));  // MPT-30B: 7168 / 64
-  CHECK(flash_head_dim_padding(80) == Approx(96.0 / 80));     // MPT-3B: 2560 / 32
-  CHECK(flash_head_dim_padding(200) == Approx(224.0 / 200));
-  // The padded columns are executed work (timing), not model FLOPs (MFU).
-  ModelSpec m = gpt3();
-  m.hidden = 7168;
-  m.heads = 64;
-  m.kv_heads = 64;
-  const OpCost padded = layer_forward(m, 0, 1, Shard{}).attention[2];
-  m.heads = 56;  // head_dim 128
-  m.kv_heads = 56;
-  const OpCost exact = layer_forward(m, 0, 1, Shard{}).attention[2];
-  CHECK(padded.flops == Approx(exact.flops));
-  CHECK(padded.executed == Approx(exact.executed * 8 / 7));
-  Shard mat;
-  mat.flash_attention = false;  // cuBLAS products: no kernel padding
-  CHECK(layer_forward(m, 0, 1, mat).attention[2].executed == 1);
-}
-
 TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permutation traffic, capacity padding",
           "[model]") {
   ModelSpec m = gpt3();
@@ -377,12 +237,9 @@ TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permu
   m.kv_heads = 16;
   m.moe = MoeSpec{8, 2, 4096, 1, std::nullopt};
   const double t = 2048, h = 1024, k = 2, e = 2;
-  auto find = [](const std::vector<OpCost>& ops, const std::string& name) {
-    return *std::find_if(ops.begin(), ops.end(), [&](const OpCost& o) { return o.name == name; });
-  };
   // EP 4: 2 local experts, each t·k/2 tokens: grouped GEMM dims batch 2, m = 2048.
   const LayerForward f = layer_forward(m, 0, 1, Shard{1, 1, 4, false});
-  const OpCost up = find(f.mlp, "expert_up");
+  const OpCost up = op_named(f.mlp, "expert_up");
   CHECK(up.dims.batch == 2);
   CHECK(up.dims.m == t * k / 2);
   CHECK(up.dims.k == h);
@@ -390,9 +247,9 @@ TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permu
   CHECK(up.dims.flops() == Approx(up.flops));
   CHECK(up.expert.grouped);
   CHECK(up.expert.dropless);
-  CHECK(find(f.mlp, "token_permute").hbm_bytes == Approx((t + t * k) * h * e));
-  CHECK(find(f.mlp, "token_unpermute").hbm_bytes == Approx((t * k + t) * h * e));
-  CHECK(find(f.mlp, "router_topk").hbm_bytes == Approx(t * 8 * 4 * 2 + t * k * 12));
+  CHECK(op_named(f.mlp, "token_permute").hbm_bytes == Approx((t + t * k) * h * e));
+  CHECK(op_named(f.mlp, "token_unpermute").hbm_bytes == Approx((t * k + t) * h * e));
+  CHECK(op_named(f.mlp, "router_topk").hbm_bytes == Approx(t * 8 * 4 * 2 + t * k * 12));
   // The wgrad's token extent is K.
   const auto w = backward_of({up}, BackwardPart::weight);
   CHECK(w[0].dims.k == t * k / 2);
@@ -400,7 +257,7 @@ TEST_CASE("MoE: grouped expert GEMMs over the local experts, router top-k, permu
   // Capacity factor 1.25: each expert takes ceil(1.25 · t·k/E) = 640 tokens from each of the 4 source
   // ranks, padding included: 2,560 per local expert, 5,120 executed for the 4,096 routed (1.25).
   m.moe->capacity_factor = 1.25;
-  const OpCost padded = find(layer_forward(m, 0, 1, Shard{1, 1, 4, false}).mlp, "expert_up");
+  const OpCost padded = op_named(layer_forward(m, 0, 1, Shard{1, 1, 4, false}).mlp, "expert_up");
   CHECK(padded.dims.m == 640 * 4);
   CHECK(padded.executed == Approx(1.25));
   CHECK(padded.flops == Approx(up.flops));  // model FLOPs count routed tokens only
@@ -442,22 +299,6 @@ TEST_CASE("head_dim apart from hidden/heads: Qwen3-30B-A3B's q width 4096 on hid
   m.head_dim_override = 0;
   CHECK(m.q_width() == 2048);
   CHECK(layer_forward(m, 0, 1, Shard{}).attention[1].flops == Approx(2 * t * h * (h + 2 * 4 * 64)));
-}
-
-TEST_CASE("sliding window on one layer in window_every: each layer is charged the cycle's mean pairs", "[model]") {
-  // Window 3 over 8 queries: 21 pairs; causal: 36; alternating (gpt-oss): (21 + 36) / 2.
-  AttentionSpec a{true, 3, 2};
-  CHECK(mean_attention_pairs(a, 8) == Approx(28.5));
-  a.window_every = 1;
-  CHECK(mean_attention_pairs(a, 8) == 21);
-  a.window_every = 4;
-  CHECK(mean_attention_pairs(a, 8) == Approx((21 + 3 * 36) / 4.0));
-  ModelSpec m = gpt3();
-  m.attention = AttentionSpec{true, 512, 2};
-  const double s = 2048;
-  const double banded = 512.0 * 513 / 2 + (s - 512) * 512, causal = s * (s + 1) / 2;
-  const double tiles = s * (kFlashQueryTile - 1) * 1.5 / 2, rows = s * kFlashRowOverheadKeys;  // mean of the two kinds
-  CHECK(layer_forward(m, 1, 1, Shard{}).attention[2].executed == Approx(((banded + causal) / 2 + tiles + rows) / (s * s)));
 }
 
 TEST_CASE("fp8: activations between kernels stay bf16 (2 bytes), GEMM operands are 1 byte", "[model]") {
