@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+
+#include "sim/topo/gpu_catalog.hpp"
 
 namespace plansim {
 
@@ -41,12 +44,28 @@ GemmDims mamf_best_shape(const std::string& model, DType dtype) {
   return {8192, 8192, 8192, 1};
 }
 
+std::string mamf_measured_on(const std::string& model) {
+  if (has(model, "GH200") || has(model, "B300")) return "";  // own rows, no catalog entry to scale from
+  if (has(model, "A100")) return has(model, "PCIe") ? "A100-PCIe-80GB" : "A100-SXM-80GB";
+  if (has(model, "H100") || has(model, "H200")) return "H100-SXM-80GB";
+  if (has(model, "B200")) return "B200";
+  return "";
+}
+
+double mamf_for_gpu(const GpuSpec& gpu, DType dtype) {
+  const double table = mamf_tflops(gpu.model, dtype);
+  if (table <= 0 || !gpu.supports(dtype)) return table;
+  const std::optional<GpuSpec> measured = find_gpu_model(mamf_measured_on(gpu.model));
+  if (!measured || !measured->supports(dtype)) return table;
+  return table * (gpu.peak(dtype) / measured->peak(dtype));
+}
+
 ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   ComputeParams p;
-  const double table = mamf_tflops(gpu.model, dtype);
+  const double table = mamf_for_gpu(gpu, dtype);
   p.matmul = table > 0 ? TFLOPs_per_s(table) : gpu.peak(dtype) * 0.8;
   const DType attention_dtype = dtype == DType::fp8 ? DType::bf16 : dtype;
-  const double attention_table = mamf_tflops(gpu.model, attention_dtype);
+  const double attention_table = mamf_for_gpu(gpu, attention_dtype);
   p.attention_matmul = attention_table > 0 ? TFLOPs_per_s(attention_table) : gpu.peak(attention_dtype) * 0.8;
   p.mamf_shape = mamf_best_shape(gpu.model, dtype);
   p.sm_count = gpu.sm_count;

@@ -96,6 +96,14 @@ struct ComputeParams {
 // shape it was measured on.
 double mamf_tflops(const std::string& gpu_model, DType dtype);
 GemmDims mamf_best_shape(const std::string& gpu_model, DType dtype);
+// The catalog GPU whose measurement mamf_tflops returns for this model ("" when the row has no catalog
+// entry): H200 reads the H100 SXM row, GB200 the B200 row, an H100 PCIe the H100 SXM row.
+std::string mamf_measured_on(const std::string& gpu_model);
+// The MAMF a GPU reaches: its table row scaled by the GPU's dense peak over the peak of the GPU the row
+// was measured on. Same die at a higher rated clock (GB200 at 1,200 W: 2,500 dense BF16 TFLOP/s against the
+// B200's 2,250 at 1,000 W) sustains the measured fraction of its own peak; equal peaks (H200) change nothing.
+// The table row unscaled where either peak is unknown, 0 where the table has none.
+double mamf_for_gpu(const GpuSpec& gpu, DType dtype);
 
 // cuBLAS's tile shapes (tm, tn), largest first (the guide, Sec. 2.3).
 inline constexpr std::array<std::array<int, 2>, 8> kGemmTiles = {

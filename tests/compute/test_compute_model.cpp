@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/compute/compute_model.hpp"
+#include "sim/topo/gpu_catalog.hpp"
 #include "tests/support/gpu_specs.hpp"
 
 using namespace plansim;
@@ -244,4 +245,26 @@ TEST_CASE("compute model: fp8_gemm_factor slows fp8 GEMMs only, in proportion", 
   p16.fp8_gemm_factor = 0.5;
   CHECK(ComputeModel(p8).gemm_seconds(d) == Approx(2 * t8).epsilon(1e-9));
   CHECK(ComputeModel(p16).gemm_seconds(d) == Approx(t16).epsilon(1e-12));
+}
+
+TEST_CASE("MAMF of a GPU without its own row: the row it shares a die with, scaled by the dense peaks", "[compute]") {
+  // GB200 is the B200's Blackwell die rated at 1,200 W instead of 1,000 W: dense BF16 2,500 vs 2,250 TFLOP/s,
+  // FP8 5,000 vs 4,500 (catalog). It reads the B200's measured MAMF scaled by that ratio, 10/9.
+  const GpuSpec gb200 = *find_gpu_model("GB200");
+  const GpuSpec b200 = *find_gpu_model("B200");
+  CHECK(mamf_measured_on("GB200") == "B200");
+  CHECK(mamf_for_gpu(b200, DType::bf16) == 1745.0);
+  CHECK(mamf_for_gpu(gb200, DType::bf16) == Approx(1745.0 * 2500.0 / 2250.0));
+  CHECK(mamf_for_gpu(gb200, DType::fp8) == Approx(3432.5 * 5000.0 / 4500.0));
+  CHECK(ComputeParams::defaults(gb200, DType::bf16).matmul.value() == Approx(1745.0e12 * 2500.0 / 2250.0));
+  // Equal peaks change nothing: H200 is the H100 SXM's die at the same rated clock.
+  const GpuSpec h200 = *find_gpu_model("H200-SXM-141GB");
+  CHECK(mamf_for_gpu(h200, DType::bf16) == 794.5);
+  CHECK(mamf_for_gpu(h200, DType::fp8) == 1453.4);
+  // A GPU the catalog does not hold keeps the table's row unscaled; one the table does not hold has none.
+  GpuSpec renamed = b200;
+  renamed.model = "GH200-custom";
+  CHECK(mamf_for_gpu(renamed, DType::bf16) == 828.6);
+  renamed.model = "MysteryGPU";
+  CHECK(mamf_for_gpu(renamed, DType::bf16) == 0);
 }
