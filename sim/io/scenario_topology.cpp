@@ -1,18 +1,47 @@
 #include "sim/io/scenario_topology.hpp"
 
-#include "sim/io/topology_loader.hpp"
+#include <fmt/format.h>
+
 #include "sim/io/topology_yaml.hpp"
 
 namespace plansim::io {
 
-Topology scenario_topology(const YamlFile& file, const YAML::Node& value, std::optional<int> nodes) {
-  if (value.IsMap()) return read_topology(file, value, nodes);
+namespace {
+
+// The servers of each NVLink domain the job fills, checked against the topology's domains.
+void place_on_domains(const YamlFile& file, const YAML::Node& key, ClusterSpec& spec) {
+  if (!key || key.IsNull()) return;
+  const int domain = spec.node.nvswitch ? spec.node.nvswitch->domain_servers : 1;
+  if (domain <= 1)
+    file.fail(key, fmt::format("'servers_per_domain' places a job on NVLink domains that span servers; topology '{}' has "
+                               "one server per NVLink domain (nvswitch.domain_servers)",
+                               spec.name));
+  int n = 0;
+  if (!key.IsScalar() || !YAML::convert<int>::decode(key, n) || n < 1 || n > domain)
+    file.fail(key, fmt::format("'servers_per_domain' must be a whole number from 1 to {} (the servers of one NVLink "
+                               "domain of topology '{}')",
+                               domain, spec.name));
+  spec.node.nvswitch->domain_servers = n;
+}
+
+}  // namespace
+
+Topology scenario_topology(const YamlFile& file, const YAML::Node& value, std::optional<int> nodes,
+                           const YAML::Node& servers_per_domain) {
+  if (value.IsMap()) {
+    ClusterSpec spec = read_cluster_spec(file, value, nodes);
+    place_on_domains(file, servers_per_domain, spec);
+    return build_cluster(spec);
+  }
   if (!value.IsScalar()) file.fail(value, "'topology' must be a file path or a mapping");
   std::filesystem::path path = value.Scalar();
   if (path.is_relative()) path = file.directory() / path;
   if (!std::filesystem::exists(path))
     file.fail(value, "topology file '" + path.string() + "' does not exist (paths are relative to the scenario)");
-  return load_topology(path, nodes);
+  const YamlFile topology_file = YamlFile::load(path);
+  ClusterSpec spec = read_cluster_spec(topology_file, topology_file.root(), nodes);
+  place_on_domains(file, servers_per_domain, spec);
+  return build_cluster(spec);
 }
 
 }  // namespace plansim::io

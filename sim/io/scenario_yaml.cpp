@@ -23,7 +23,7 @@ namespace lim = limits;
 
 const std::vector<std::string>& key_paths() {
   static const std::vector<std::string> paths = {
-      "name", "topology", "nodes", "gpus", "calibration",
+      "name", "topology", "nodes", "servers_per_domain", "gpus", "calibration",
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.fp8_scaling", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
@@ -344,18 +344,21 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
   const YAML::Node plan_gpus = r.get("gpus");  // which GPUs (io/scenario_gpus.hpp), after the checks
   std::optional<Topology> topo;
   YAML::Node tn;
+  const YAML::Node placement = r.get("servers_per_domain");
   if (factory) {
     r.allow({"topology"});
+    if (placement) f.fail(placement, "'servers_per_domain' needs the scenario's own topology (a file or a mapping)");
     topo.emplace((*factory)(s.nodes));
   } else {
     tn = r.require("topology");
-    topo.emplace(io::scenario_topology(f, tn, s.nodes));
+    topo.emplace(io::scenario_topology(f, tn, s.nodes, placement));
     // Default `nodes`: just what the plan needs, when the topology is larger (not with a `gpus` list,
     // whose numbers are the whole topology's).
     const size_t world = static_cast<size_t>(s.parallel.world());
     if (!s.nodes && (!plan_gpus || plan_gpus.IsNull()) && topo->num_gpus() > world && topo->num_hosts() > 1) {
       const size_t per_node = topo->num_gpus() / static_cast<size_t>(topo->num_hosts());
-      if (per_node > 0) topo.emplace(io::scenario_topology(f, tn, static_cast<int>((world + per_node - 1) / per_node)));
+      if (per_node > 0)
+        topo.emplace(io::scenario_topology(f, tn, static_cast<int>((world + per_node - 1) / per_node), placement));
     }
   }
   r.finish();

@@ -45,6 +45,11 @@ expect_stderr "'flash2_attention_efficiency' must be a finite number, got 'nan'$
 # torchtitan's per-op AC (recompute: selective_op) saves a flash kernel's output: not materialised scores.
 expect_stderr "selective_op_materialised.yaml:6:[0-9]*: 'training.attention: materialised' cannot run under 'recompute: selective_op'" \
   "$plansim" run "$bad/scenario/selective_op_materialised.yaml"
+# servers_per_domain (a job's placement on NVLink domains): on single-server domains, or past the domain.
+expect_stderr "servers_per_domain_single_server.yaml:3:21: 'servers_per_domain' places a job on NVLink domains that span servers; topology 'dgx-h100' has one server per NVLink domain" \
+  "$plansim" run "$bad/scenario/servers_per_domain_single_server.yaml"
+expect_stderr "servers_per_domain_huge.yaml:3:21: 'servers_per_domain' must be a whole number from 1 to 18" \
+  "$plansim" run "$bad/scenario/servers_per_domain_huge.yaml"
 expect_stderr "'channels' must be an integer from 1 to 64, got 1,000,000,000" \
   "$plansim" collective --topology "$h100" --nodes 1 -b 8 -e 8 --calibration "$bad/calibration/channels_huge.yaml"
 expect_stderr "is larger than 2 MiB, the cap on input files" "$plansim" topo /dev/zero
