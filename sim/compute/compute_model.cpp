@@ -19,10 +19,13 @@ double mamf_tflops(const std::string& model, DType dtype) {
     if (has(model, "A100")) return has(model, "PCIe") ? 252.9 : 271.2;
     if (has(model, "H100") || has(model, "H200")) return 794.5;
     if (has(model, "B300")) return 1769.0;
+    if (has(model, "GB200")) return 1822.0;
     if (has(model, "B200")) return 1745.0;
   } else if (dtype == DType::fp8) {
     if (has(model, "GH200")) return 1535.0;
     if (has(model, "H100") || has(model, "H200")) return 1453.4;
+    if (has(model, "B300")) return 3353.3;
+    if (has(model, "GB200")) return 3615.6;
     if (has(model, "B200")) return 3432.5;
   }
   return 0;
@@ -35,19 +38,27 @@ GemmDims mamf_best_shape(const std::string& model, DType dtype) {
     if (has(model, "A100")) return has(model, "PCIe") ? GemmDims{2048, 5120, 6144, 1} : GemmDims{1024, 10240, 5120, 1};
     if (has(model, "H100") || has(model, "H200")) return {2048, 2048, 13312, 1};
     if (has(model, "B300")) return {12288, 18432, 1024, 1};
+    if (has(model, "GB200")) return {4096, 9728, 2048, 1};
     if (has(model, "B200")) return {1792, 16128, 3072, 1};
   } else if (dtype == DType::fp8) {
     if (has(model, "GH200")) return {1024, 14336, 14336, 1};
     if (has(model, "H100") || has(model, "H200")) return {1280, 4096, 12032, 1};  // the H200 row, whose MAMF we use
+    if (has(model, "B300")) return {3072, 6144, 7168, 1};
+    if (has(model, "GB200")) return {19456, 5120, 1536, 1};
     if (has(model, "B200")) return {15360, 4096, 3072, 1};
   }
   return {8192, 8192, 8192, 1};
+}
+
+bool persistent_gemm_kernels(const std::string& model) {
+  return has(model, "H100") || has(model, "H200") || has(model, "GH200") || has(model, "B200") || has(model, "B300");
 }
 
 std::string mamf_measured_on(const std::string& model) {
   if (has(model, "GH200") || has(model, "B300")) return "";  // own rows, no catalog entry to scale from
   if (has(model, "A100")) return has(model, "PCIe") ? "A100-PCIe-80GB" : "A100-SXM-80GB";
   if (has(model, "H100") || has(model, "H200")) return "H100-SXM-80GB";
+  if (has(model, "GB200")) return "GB200";
   if (has(model, "B200")) return "B200";
   return "";
 }
@@ -69,6 +80,7 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   p.attention_matmul = attention_table > 0 ? TFLOPs_per_s(attention_table) : gpu.peak(attention_dtype) * 0.8;
   p.mamf_shape = mamf_best_shape(gpu.model, dtype);
   p.sm_count = gpu.sm_count;
+  p.epilogue_overlap = persistent_gemm_kernels(gpu.model);
   p.dtype = dtype;
   p.hbm = gpu.hbm_bandwidth;
   p.power_clock_factor = gpu.power_clock_factor();
@@ -112,7 +124,10 @@ struct TileCost {
   double waves = 0;       // ceil(tiles / SMs)
   double fixed_s = 0;     // per tile: epilogue + latency
   double loop_flops = 0;  // per tile: k_steps · 2·tm·tn·tk / tile efficiency (FLOPs at the SM rate)
-  [[nodiscard]] double seconds(double sm_rate) const { return waves * (fixed_s + loop_flops / sm_rate); }
+  bool overlapped = false;  // the epilogue runs under the next tile's main loop (persistent kernels)
+  [[nodiscard]] double seconds(double sm_rate) const {
+    return waves * (overlapped ? std::max(fixed_s, loop_flops / sm_rate) : fixed_s + loop_flops / sm_rate);
+  }
 };
 
 double intensity(double tm, double tn) { return tm * tn / (tm + tn); }  // FLOPs per operand byte, up to a constant
@@ -133,6 +148,7 @@ void for_each_tile(const ComputeParams& p, const GemmDims& d, F&& f) {
     const double epilogue = p.gemm_tile_latency.seconds() + tm * tn * out_e / sm_hbm;
     const double step_flops = 2 * tm * tn * tk / eff;
     TileCost c;  // data-parallel: whole tiles, one per SM at a time
+    c.overlapped = p.epilogue_overlap;
     c.waves = p.sm_count > 0 ? std::ceil(tiles / sms) : tiles;
     c.fixed_s = epilogue;
     c.loop_flops = k_steps * step_flops;
@@ -141,6 +157,7 @@ void for_each_tile(const ComputeParams& p, const GemmDims& d, F&& f) {
     // Stream-K: the tiles' K steps dealt evenly to the SMs; each SM finishes ceil(tiles / SMs) tiles'
     // epilogues and fixes up one split tile (its fp32 partial written and read back).
     TileCost k;
+    k.overlapped = p.epilogue_overlap;
     k.waves = 1;
     k.fixed_s = std::ceil(tiles / sms) * epilogue + 2 * tm * tn * 4 / sm_hbm;
     k.loop_flops = std::ceil(tiles * k_steps / sms) * step_flops;
@@ -160,7 +177,7 @@ ComputeModel::ComputeModel(ComputeParams p) : p_(p) {
   double no_fixed = std::numeric_limits<double>::infinity();
   for_each_tile(p_, a, [&](const TileCost& c) {
     const double fixed = c.waves * c.fixed_s, loop = c.waves * c.loop_flops;
-    if (fixed < target) r = std::min(r, loop / (target - fixed));
+    if (fixed < target) r = std::min(r, c.overlapped ? loop / target : loop / (target - fixed));
     no_fixed = std::min(no_fixed, loop / target);
   });
   // Fixed costs alone exceed the anchor's time (a calibration far off): drop them from the anchor.

@@ -66,6 +66,12 @@ struct ComputeParams {
   double gemm_tile_k_bytes = 128;
   Time gemm_tile_latency = Time::zero();
   double gemm_feed_ratio = 1.0;
+  // A tile's epilogue (its output written to HBM) runs under the next tile's main loop: a tile costs
+  // max(epilogue, main loop) instead of their sum. Hopper's and Blackwell's cuBLAS/CUTLASS GEMMs are
+  // persistent warp-specialized kernels (a producer warp group's TMA loads and a consumer's TMA store
+  // beside the other consumer's MMAs: CUTLASS 3 "ping-pong"); Ampere's run the epilogue after the loop.
+  // From the GPU (persistent_gemm_kernels), not a `compute:` key.
+  bool epilogue_overlap = false;
   double sustained_factor = 1.0;
   // The tensor-core clock under the topology's power limit relative to the TDP's (GpuSpec::
   // power_clock_factor, sim/topo/power_clock.hpp; 1 uncapped): scales every FLOP rate beside
@@ -96,12 +102,13 @@ struct ComputeParams {
 // shape it was measured on.
 double mamf_tflops(const std::string& gpu_model, DType dtype);
 GemmDims mamf_best_shape(const std::string& gpu_model, DType dtype);
+// Hopper and Blackwell GPUs (H100, H200, GH200, B200, GB200, B300): ComputeParams::epilogue_overlap.
+bool persistent_gemm_kernels(const std::string& gpu_model);
 // The catalog GPU whose measurement mamf_tflops returns for this model ("" when the row has no catalog
-// entry): H200 reads the H100 SXM row, GB200 the B200 row, an H100 PCIe the H100 SXM row.
+// entry): H200 reads the H100 SXM row (equal peaks: "H200 is the same"), an H100 PCIe the H100 SXM row.
 std::string mamf_measured_on(const std::string& gpu_model);
 // The MAMF a GPU reaches: its table row scaled by the GPU's dense peak over the peak of the GPU the row
-// was measured on. Same die at a higher rated clock (GB200 at 1,200 W: 2,500 dense BF16 TFLOP/s against the
-// B200's 2,250 at 1,000 W) sustains the measured fraction of its own peak; equal peaks (H200) change nothing.
+// was measured on (an H100 PCIe: 794.5 × 756/989), 1 for a GPU measured itself or with equal peaks (H200).
 // The table row unscaled where either peak is unknown, 0 where the table has none.
 double mamf_for_gpu(const GpuSpec& gpu, DType dtype);
 

@@ -73,6 +73,7 @@ std::string report_json(const Report& r) {
                                           {"gemm_tile_k_bytes", c->gemm_tile_k_bytes},
                                           {"gemm_tile_latency_us", c->gemm_tile_latency.seconds() * 1e6},
                                           {"gemm_feed_ratio", c->gemm_feed_ratio},
+                                          {"gemm_epilogue_overlap", c->epilogue_overlap},
                                           {"sustained_factor", c->sustained_factor},
                                           {"fp8_gemm_factor", c->fp8_gemm_factor},
                                           {"grouped_gemm_efficiency", c->grouped_gemm_efficiency},

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "sim/compute/compute_model.hpp"
 #include "sim/topo/gpu_catalog.hpp"
 #include "tests/support/gpu_specs.hpp"
@@ -72,9 +74,11 @@ TEST_CASE("GEMM model: a partly empty last wave is filled by dealing K steps to 
   const ComputeModel cm(loop_only());
   const double one = cm.gemm_seconds(GemmDims{1536, 2816, 8192, 1});
   CHECK(cm.gemm_seconds(GemmDims{1537, 2816, 8192, 1}) / one == Approx(139.0 / 128).epsilon(1e-9));
-  // With the real HBM each SM also writes two epilogues and round-trips one fp32 partial tile
-  // (128·256·4 bytes, twice) at its share of 0.85 · 3.35 TB/s, on top of the 139 steps.
-  const ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  // With the real HBM and serialized epilogues (an Ampere-style kernel: epilogue_overlap off) each SM
+  // also writes two epilogues and round-trips one fp32 partial tile (128·256·4 bytes, twice) at its
+  // share of 0.85 · 3.35 TB/s, on top of the 139 steps.
+  ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  p.epilogue_overlap = false;
   const ComputeModel real(p);
   const double sm_hbm = 3350e9 * 0.85 / 132;
   const double step = 2.0 * 128 * 256 * 64 / real.sm_rate();
@@ -108,10 +112,11 @@ TEST_CASE("GEMM model: K rounds up to the tile's K step, 64 bf16 or 128 fp8 elem
   CHECK(bf16.gemm_seconds(GemmDims{1536, 2816, 1, 1}) == Approx(bf16.gemm_seconds(GemmDims{1536, 2816, 64, 1})));
 }
 
-TEST_CASE("GEMM model: each tile pays its epilogue, so thin K runs below MAMF", "[compute]") {
+TEST_CASE("GEMM model: a serialized epilogue is paid per tile, so thin K runs below MAMF", "[compute]") {
   // One wave of 128×256 tiles: T(K) = fixed + (K/64)·step. The fixed part is the tile's bf16 output
-  // (128·256·2 bytes) at one SM's share of 0.85 · 3.35 TB/s.
-  const ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  // (128·256·2 bytes) at one SM's share of 0.85 · 3.35 TB/s. (H100 parameters, Ampere-style kernels.)
+  ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  p.epilogue_overlap = false;
   const ComputeModel cm(p);
   auto t = [&](double k) { return cm.gemm_seconds(GemmDims{1536, 2816, k, 1}); };
   const double step = t(8192) - t(8192 - 64);
@@ -122,6 +127,34 @@ TEST_CASE("GEMM model: each tile pays its epilogue, so thin K runs below MAMF", 
   CHECK(rate < 0.7 * p.matmul.value());  // K = 512: 8 steps beside a 2.6 us epilogue
   // Small hidden sizes: a 1024×1024×1024 GEMM (32 big tiles or 256 small ones on 132 SMs) is far from MAMF.
   CHECK(GemmDims{1024, 1024, 1024, 1}.flops() / cm.gemm_seconds(GemmDims{1024, 1024, 1024, 1}) < 0.5 * p.matmul.value());
+}
+
+TEST_CASE("GEMM model: Hopper and Blackwell overlap each tile's epilogue with the next tile's main loop", "[compute]") {
+  // Persistent warp-specialized kernels (sm_90 and later): a tile costs max(epilogue, main loop).
+  for (const char* gpu : {"H100-SXM-80GB", "H200-SXM-141GB", "GH200", "B200", "GB200", "B300"})
+    CHECK(persistent_gemm_kernels(gpu));
+  for (const char* gpu : {"A100-SXM-80GB", "A100-PCIe-80GB", "RTX-4090", "L40S", "MI300X"}) CHECK_FALSE(persistent_gemm_kernels(gpu));
+  const ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  REQUIRE(p.epilogue_overlap);
+  const ComputeModel cm(p);
+  auto t = [&](double k) { return cm.gemm_seconds(GemmDims{1536, 2816, k, 1}); };
+  const double step = 2.0 * 128 * 256 * 64 / cm.sm_rate();
+  const double epilogue = 128.0 * 256 * 2 / (3350e9 * 0.85 / 132);  // 3.0 us, about 4.3 steps
+  // One wave of 128×256 tiles: max(epilogue, K/64 steps), the epilogue up to K = 256, the loop beyond.
+  for (double k : {64.0, 128.0, 256.0, 512.0, 2048.0, 4096.0})
+    CHECK(t(k) == Approx(std::max(epilogue, k / 64 * step)).epsilon(1e-9));
+  CHECK(t(256) == Approx(epilogue).epsilon(1e-9));
+  CHECK(t(4096) - t(2048) == Approx(32 * step).epsilon(1e-9));
+  // The anchor: with the epilogue hidden, mamf_shape (2048×2048×13312) runs at MAMF on the main loop
+  // alone, so the serialized model's main loop is faster by the epilogue's share of the anchor tile.
+  ComputeParams serial = p;
+  serial.epilogue_overlap = false;
+  CHECK(cm.gemm_seconds(p.mamf_shape) == Approx(p.mamf_shape.flops() / p.matmul.value()).epsilon(1e-9));
+  CHECK(ComputeModel(serial).sm_rate() > cm.sm_rate());
+  // Thin K is where the two differ most: at K = 256 the serialized kernel pays epilogue + 4 steps.
+  const ComputeModel sm(serial);
+  const double serial_step = 2.0 * 128 * 256 * 64 / sm.sm_rate();
+  CHECK(sm.gemm_seconds(GemmDims{1536, 2816, 256, 1}) == Approx(epilogue + 4 * serial_step).epsilon(1e-9));
 }
 
 TEST_CASE("GEMM model: grouped expert GEMMs quantise per expert; dropless charges the busiest rank", "[compute]") {
@@ -247,22 +280,24 @@ TEST_CASE("compute model: fp8_gemm_factor slows fp8 GEMMs only, in proportion", 
   CHECK(ComputeModel(p16).gemm_seconds(d) == Approx(t16).epsilon(1e-12));
 }
 
-TEST_CASE("MAMF of a GPU without its own row: the row it shares a die with, scaled by the dense peaks", "[compute]") {
-  // GB200 is the B200's Blackwell die rated at 1,200 W instead of 1,000 W: dense BF16 2,500 vs 2,250 TFLOP/s,
-  // FP8 5,000 vs 4,500 (catalog). It reads the B200's measured MAMF scaled by that ratio, 10/9.
-  const GpuSpec gb200 = *find_gpu_model("GB200");
-  const GpuSpec b200 = *find_gpu_model("B200");
-  CHECK(mamf_measured_on("GB200") == "B200");
-  CHECK(mamf_for_gpu(b200, DType::bf16) == 1745.0);
-  CHECK(mamf_for_gpu(gb200, DType::bf16) == Approx(1745.0 * 2500.0 / 2250.0));
-  CHECK(mamf_for_gpu(gb200, DType::fp8) == Approx(3432.5 * 5000.0 / 4500.0));
-  CHECK(ComputeParams::defaults(gb200, DType::bf16).matmul.value() == Approx(1745.0e12 * 2500.0 / 2250.0));
+TEST_CASE("MAMF of a GPU without its own row: the row of its die, scaled by the dense peaks", "[compute]") {
+  // An H100 PCIe (756 dense BF16 TFLOP/s, 1,513 FP8) reads the H100 SXM's measured MAMF (989, 1,979) scaled.
+  const GpuSpec pcie = *find_gpu_model("H100-PCIe");
+  CHECK(mamf_measured_on("H100-PCIe") == "H100-SXM-80GB");
+  CHECK(mamf_for_gpu(pcie, DType::bf16) == Approx(794.5 * 756.0 / 989.0));
+  CHECK(mamf_for_gpu(pcie, DType::fp8) == Approx(1453.4 * 1513.0 / 1979.0));
+  CHECK(ComputeParams::defaults(pcie, DType::bf16).matmul.value() == Approx(794.5e12 * 756.0 / 989.0));
   // Equal peaks change nothing: H200 is the H100 SXM's die at the same rated clock.
   const GpuSpec h200 = *find_gpu_model("H200-SXM-141GB");
   CHECK(mamf_for_gpu(h200, DType::bf16) == 794.5);
   CHECK(mamf_for_gpu(h200, DType::fp8) == 1453.4);
+  // A GPU measured itself keeps its row: GB200 (mamf-finder on a GB200, not the B200's scaled by 2500/2250).
+  CHECK(mamf_measured_on("GB200") == "GB200");
+  CHECK(mamf_for_gpu(*find_gpu_model("GB200"), DType::bf16) == 1822.0);
+  CHECK(mamf_for_gpu(*find_gpu_model("GB200"), DType::fp8) == 3615.6);
+  CHECK(mamf_for_gpu(*find_gpu_model("B200"), DType::bf16) == 1745.0);
   // A GPU the catalog does not hold keeps the table's row unscaled; one the table does not hold has none.
-  GpuSpec renamed = b200;
+  GpuSpec renamed = *find_gpu_model("B200");
   renamed.model = "GH200-custom";
   CHECK(mamf_for_gpu(renamed, DType::bf16) == 828.6);
   renamed.model = "MysteryGPU";
