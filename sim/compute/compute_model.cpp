@@ -55,7 +55,8 @@ bool persistent_gemm_kernels(const std::string& model) {
 }
 
 std::string mamf_measured_on(const std::string& model) {
-  if (has(model, "GH200") || has(model, "B300")) return "";  // own rows, no catalog entry to scale from
+  if (has(model, "GH200")) return "";  // its own row, no catalog entry to scale from
+  if (has(model, "B300")) return "B300";  // GB300 (no row of its own) reads it scaled by the peaks
   if (has(model, "A100")) return has(model, "PCIe") ? "A100-PCIe-80GB" : "A100-SXM-80GB";
   if (has(model, "H100") || has(model, "H200")) return "H100-SXM-80GB";
   if (has(model, "GB200")) return "GB200";

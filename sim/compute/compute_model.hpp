@@ -105,10 +105,12 @@ GemmDims mamf_best_shape(const std::string& gpu_model, DType dtype);
 // Hopper and Blackwell GPUs (H100, H200, GH200, B200, GB200, B300): ComputeParams::epilogue_overlap.
 bool persistent_gemm_kernels(const std::string& gpu_model);
 // The catalog GPU whose measurement mamf_tflops returns for this model ("" when the row has no catalog
-// entry): H200 reads the H100 SXM row (equal peaks: "H200 is the same"), an H100 PCIe the H100 SXM row.
+// entry): H200 reads the H100 SXM row (equal peaks: "H200 is the same"), an H100 PCIe the H100 SXM row,
+// GB300 (no measurement held) the B300 row.
 std::string mamf_measured_on(const std::string& gpu_model);
 // The MAMF a GPU reaches: its table row scaled by the GPU's dense peak over the peak of the GPU the row
-// was measured on (an H100 PCIe: 794.5 × 756/989), 1 for a GPU measured itself or with equal peaks (H200).
+// was measured on (an H100 PCIe: 794.5 × 756/989; GB300: the B300's × 2500/2250, the Blackwell Ultra part
+// rated at 1,400 W), 1 for a GPU measured itself or with equal peaks (H200).
 // The table row unscaled where either peak is unknown, 0 where the table has none.
 double mamf_for_gpu(const GpuSpec& gpu, DType dtype);
 

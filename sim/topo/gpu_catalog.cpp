@@ -21,7 +21,8 @@ namespace {
 //  [SA] AMD Instinct MI300X datasheet: 304 compute units (the unit GEMM tiles spread over).
 //  [P]  stas00/ml-engineering compute/accelerator/README.md, "Power consumption" table (vendor spec per row):
 //       A100 SXM 400 W, A100 PCIe 300 W, H100 SXM 700 W, H200 SXM 700 W, B200 1000 W (max TGP), GB200
-//       1200 W (per-GPU maximum), L40S 350 W, MI300X 750 W (typical board power, peak).
+//       1200 W (per-GPU maximum), B300 1000 W (max TGP), GB300 1400 W (per-GPU maximum), L40S 350 W,
+//       MI300X 750 W (typical board power, peak).
 //  [PP] NVIDIA H100 PCIe product brief PB-11133-001_v02: "maximum thermal design power (TDP) level of 350 W".
 // Memory capacities are the vendors' "GB", which for HBM/GDDR capacity is binary (GiB): an H100
 // "80GB" has 5 stacks x 16 GiB. sm_count 0 = not stated by any source we hold. tdp_w: the rated board
@@ -53,6 +54,12 @@ constexpr std::array kRows = {
     Row{"B200", 80, 1125, 2250, 2250, 4500, 180, 8.0, 148, 1000},
     // GB200 (per GPU): [T] 80/1250/2500/2500/5000; 186 GB HBM3e 8.0 TB/s [M].
     Row{"GB200", 80, 1250, 2500, 2500, 5000, 186, 8.0, 0, 1200},
+    // B300 SXM (Blackwell Ultra): [T] 80/1125/2250/2250/4500 (the B200's dense BF16/FP8 peaks); 288 GB HBM3e
+    // 8.0 TB/s [M]; SMs not disclosed [T]; 1000 W maximum TGP [P].
+    Row{"B300", 80, 1125, 2250, 2250, 4500, 288, 8.0, 0, 1000},
+    // GB300 (per GPU): [T] 80/1250/2500/2500/5000; 1400 W per-GPU maximum [P]. Memory: the book's memory table
+    // has no GB300 row; 288 GB HBM3e 8.0 TB/s as the B300 [M] (assumption: the same Blackwell Ultra part).
+    Row{"GB300", 80, 1250, 2500, 2500, 5000, 288, 8.0, 0, 1400},
     // RTX 4090: [W]; tf32 not listed there. 128 SMs is NVIDIA's published AD102 configuration for the 4090
     // (not in our reference files; stated here for completeness).
     Row{"RTX-4090", 82.58, 0, 165.15, 165.15, 330.30, 24, 1.008, 128, 0},

@@ -296,6 +296,11 @@ TEST_CASE("MAMF of a GPU without its own row: the row of its die, scaled by the 
   CHECK(mamf_for_gpu(*find_gpu_model("GB200"), DType::bf16) == 1822.0);
   CHECK(mamf_for_gpu(*find_gpu_model("GB200"), DType::fp8) == 3615.6);
   CHECK(mamf_for_gpu(*find_gpu_model("B200"), DType::bf16) == 1745.0);
+  // GB300 has no row: the B300's (Blackwell Ultra, 2,250 dense BF16) scaled to its 2,500.
+  CHECK(mamf_measured_on("GB300") == "B300");
+  CHECK(mamf_for_gpu(*find_gpu_model("B300"), DType::bf16) == 1769.0);
+  CHECK(mamf_for_gpu(*find_gpu_model("GB300"), DType::bf16) == Approx(1769.0 * 2500.0 / 2250.0));
+  CHECK(mamf_for_gpu(*find_gpu_model("GB300"), DType::fp8) == Approx(3353.3 * 5000.0 / 4500.0));
   // A GPU the catalog does not hold keeps the table's row unscaled; one the table does not hold has none.
   GpuSpec renamed = *find_gpu_model("B200");
   renamed.model = "GH200-custom";
