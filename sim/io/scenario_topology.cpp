@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <optional>
+
 #include "sim/io/topology_yaml.hpp"
 
 namespace plansim::io {
@@ -28,18 +31,17 @@ void place_on_domains(const YamlFile& file, const YAML::Node& key, ClusterSpec& 
 
 Topology scenario_topology(const YamlFile& file, const YAML::Node& value, std::optional<int> nodes,
                            const YAML::Node& servers_per_domain) {
-  if (value.IsMap()) {
-    ClusterSpec spec = read_cluster_spec(file, value, nodes);
-    place_on_domains(file, servers_per_domain, spec);
-    return build_cluster(spec);
+  std::optional<YamlFile> topology_file;  // a path: the topology's own file, for its errors' positions
+  if (!value.IsMap()) {
+    if (!value.IsScalar()) file.fail(value, "'topology' must be a file path or a mapping");
+    std::filesystem::path path = value.Scalar();
+    if (path.is_relative()) path = file.directory() / path;
+    if (!std::filesystem::exists(path))
+      file.fail(value, "topology file '" + path.string() + "' does not exist (paths are relative to the scenario)");
+    topology_file.emplace(YamlFile::load(path));
   }
-  if (!value.IsScalar()) file.fail(value, "'topology' must be a file path or a mapping");
-  std::filesystem::path path = value.Scalar();
-  if (path.is_relative()) path = file.directory() / path;
-  if (!std::filesystem::exists(path))
-    file.fail(value, "topology file '" + path.string() + "' does not exist (paths are relative to the scenario)");
-  const YamlFile topology_file = YamlFile::load(path);
-  ClusterSpec spec = read_cluster_spec(topology_file, topology_file.root(), nodes);
+  ClusterSpec spec = topology_file ? read_cluster_spec(*topology_file, topology_file->root(), nodes)
+                                   : read_cluster_spec(file, value, nodes);
   place_on_domains(file, servers_per_domain, spec);
   return build_cluster(spec);
 }
