@@ -76,6 +76,7 @@ CommandResult validate_runs(const ValidateRunsRequest& r, std::string* write_exp
     for (size_t i = 0; i < set.runs.size(); ++i)
       runs.push_back({{"name", set.runs[i].name},
                       {"dataset", set.runs[i].dataset},
+                      {"group", set.runs[i].group},
                       {"measured_iteration_s", set.runs[i].measured_iteration_s()},
                       {"predicted_iteration_s", predictions[i].iteration_s},
                       {"oom", predictions[i].oom},
@@ -83,6 +84,12 @@ CommandResult validate_runs(const ValidateRunsRequest& r, std::string* write_exp
     nlohmann::ordered_json datasets = nlohmann::ordered_json::object();
     for (const auto& [dataset, s] : v.datasets) {
       datasets[dataset] = stats_json(s);
+      if (auto o = v.order.find(dataset); o != v.order.end())
+        datasets[dataset]["plan_order"] = {{"groups", o->second.groups},
+                                           {"pairs", o->second.pairs},
+                                           {"agreeing", o->second.agreeing},
+                                           {"within_tie", o->second.within_tie},
+                                           {"tie", calib::kPlanOrderTie}};
       const std::string key = set.gpu + "/" + dataset;
       mape[key] = s;
       if (auto it = expected.mape_pct.find(key); it != expected.mape_pct.end() && 100 * s.mape > it->second + 1.0) {

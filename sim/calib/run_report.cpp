@@ -5,12 +5,15 @@
 #include <cmath>
 #include <set>
 
+#include "sim/model/transformer.hpp"
+
 namespace plansim::calib {
 namespace {
 
 // The published figure and the prediction in the metric's own unit.
 double in_metric(const MeasuredRun& r, double iteration_s) {
-  return r.value * r.measured_iteration_s() / iteration_s;  // every metric is inversely proportional to time
+  if (r.metric == RunMetric::iteration_time_s) return iteration_s;
+  return r.value * r.measured_iteration_s() / iteration_s;  // every throughput is inversely proportional to time
 }
 
 // Rounded to the 0.1 % printed, so that a zero never shows as "-0.0 %".
@@ -119,6 +122,24 @@ RunValidation run_validation(const RunSet& set, const std::vector<RunPrediction>
   }
   for (const auto& [d, e] : by) v.datasets[d] = error_stats(e);
   v.all = error_stats(v.errors);
+  // Plan order by model FLOP/s per GPU: the work of each run over its published and its predicted time.
+  std::map<std::string, std::vector<size_t>> grouped;
+  for (size_t i = 0; i < set.runs.size(); ++i)
+    if (!set.runs[i].group.empty()) grouped[set.runs[i].dataset].push_back(i);
+  for (const auto& [d, idx] : grouped) {
+    std::vector<std::string> group;
+    std::vector<double> published, predicted;
+    for (size_t i : idx) {
+      const MeasuredRun& r = set.runs[i];
+      const Scenario& s = r.loaded->scenario;
+      const double work = model_flops_per_iteration(s.model, s.training.global_batch) /
+                          static_cast<double>(s.parallel.world());
+      group.push_back(r.group);
+      published.push_back(work / r.measured_iteration_s());
+      predicted.push_back(work / predictions[i].iteration_s);
+    }
+    v.order[d] = plan_order(group, published, predicted, kPlanOrderTie);
+  }
   return v;
 }
 
@@ -137,6 +158,11 @@ std::string format_run_validation(const RunSet& set, const std::vector<RunPredic
   }
   for (const auto& [d, s] : v.datasets) out += stats_line(set.gpu + " " + d, s);
   out += stats_line(set.gpu + " all", v.all);
+  for (const auto& [d, o] : v.order)
+    out += fmt::format("{:<28} plan order: {} of {} pairs as published ({:.0f} %) in {} sweeps; {} pairs closer than "
+                       "{:.0f} % published not ordered\n",
+                       set.gpu + " " + d, o.agreeing, o.pairs, 100 * o.share(), o.groups, o.within_tie,
+                       100 * kPlanOrderTie);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/calib/plan_order.hpp"
 #include "sim/calib/run_fit.hpp"
 #include "sim/calib/run_predict.hpp"
 #include "sim/calib/profile.hpp"
@@ -30,7 +31,10 @@ struct RunValidation {
   std::vector<double> errors;                  // per run
   std::map<std::string, ErrorStats> datasets;  // by dataset
   ErrorStats all;
+  std::map<std::string, PlanOrder> order;      // by dataset, datasets with grouped runs only
 };
+// Pairs of one group whose published rates are closer than this are not ordered (a sweep's own noise).
+inline constexpr double kPlanOrderTie = 0.03;
 RunValidation run_validation(const RunSet& set, const std::vector<RunPrediction>& predictions);
 std::string format_run_validation(const RunSet& set, const std::vector<RunPrediction>& predictions,
                                   const RunValidation& v, const std::string& calibration);

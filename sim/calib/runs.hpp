@@ -7,6 +7,7 @@
 //   runs:
 //     - name: nemo-24.07/llama3-8b-8gpu
 //       dataset: nemo-24.07                   # groups rows in the validation report
+//       group: "sweep of table 3"             # optional: rows of one sweep whose plan order is compared
 //       scenario: ../models/llama3-8b.yaml    # relative to the runs file
 //       set: {parallel.cp: 2, training.global_batch: 128}
 //       measured: {tokens_per_s_per_gpu: 12273}   # or iteration_time_s | tokens_per_s | tflops_per_gpu
@@ -26,6 +27,7 @@ const char* to_string(RunMetric m);
 
 struct MeasuredRun {
   std::string name, dataset, source, notes;
+  std::string group;                      // rows of one published sweep (calib/plan_order.hpp); empty: none
   SourcePos pos;                          // the run's entry in the runs file
   std::string scenario_file;              // as resolved
   std::vector<std::string> overrides;     // `set`, as key=value

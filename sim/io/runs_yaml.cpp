@@ -27,6 +27,8 @@ calib::MeasuredRun read_run(const YamlFile& f, const YAML::Node& n, const std::v
   r.dataset = m.optional<std::string>("dataset", "default");
   r.source = m.required<std::string>("source");
   r.notes = m.optional<std::string>("notes", "");
+  r.group = m.optional<std::string>("group", "");
+  if (m.has("group") && r.group.empty()) m.fail(m.get("group"), "'group' must name the sweep the run belongs to");
   const YAML::Node scenario = m.require("scenario");
   std::filesystem::path path = m.required<std::string>("scenario");
   if (path.is_relative()) path = f.directory() / path;

@@ -70,6 +70,10 @@ expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml
 expect_stderr 'two_metrics\.yaml:7:[0-9]+: .measured. must give exactly one of' "$plansim" validate --runs "$src/tests/data/runs/two_metrics.yaml"
 expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/nan_measured.yaml"
 expect_stderr 'nan_measured\.yaml:7:' "$plansim" validate --runs "$src/tests/data/runs/nan_measured.yaml"
+expect_exit 2 "$plansim" validate --runs "$src/tests/data/runs/empty_group.yaml"
+expect_stderr "empty_group\.yaml:6:[0-9]+: 'group' must name the sweep" "$plansim" validate --runs "$src/tests/data/runs/empty_group.yaml"
+# Runs of one sweep (`group`): the validation counts the plan pairs plansim orders as published.
+expect_stdout 'H100 sweep +plan order: [01] of 1 pairs as published \([0-9]+ %\) in 1 sweeps' "$plansim" validate --runs "$src/tests/data/runs/grouped.yaml"
 expect_stderr 'has no data set .nope.' "$plansim" validate --runs "$rt/runs.yaml" --dataset nope
 expect_stderr 'bounds must read LO:HI' "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_efficiency=2:1
 expect_stderr "unknown key" "$plansim" calibrate --runs "$rt/runs.yaml" --fit no_such_key=0.1:1
