@@ -96,19 +96,34 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
       const auto par = tree_parents(n, ar ? t : 0, ar ? 0 : ctx.root);
       const auto dep = depths(par);
       PlannedFlow f;
-      Time hop = Time::zero();
+      std::vector<Time> edge(static_cast<size_t>(n), Time::zero());  // rank -> its parent
       for (int r = 0; r < n; ++r) {
         const int p = par[static_cast<size_t>(r)];
         if (p < 0) continue;
         const GpuId a = ctx.ranks[static_cast<size_t>(r)], b = ctx.ranks[static_cast<size_t>(p)];
         if (ctx.op != CollOp::broadcast) append_route(*ctx.topo, a, b, f.links);
         if (ctx.op != CollOp::reduce) append_route(*ctx.topo, b, a, f.links);
-        hop = std::max(hop, route_latency(*ctx.topo, a, b));
+        edge[static_cast<size_t>(r)] = route_latency(*ctx.topo, a, b);
         ++children[static_cast<size_t>(p)];
+      }
+      // The first bytes cross the tree along its longest root path (up, and down again for an
+      // all-reduce): the sum of that path's route latencies, not its depth times the slowest edge —
+      // a tree across servers has one or two network edges on a path of NVLink ones.
+      std::vector<Time> to_root(static_cast<size_t>(n), Time::zero());
+      std::vector<int> by_depth(static_cast<size_t>(n));
+      for (int r = 0; r < n; ++r) by_depth[static_cast<size_t>(r)] = r;
+      std::stable_sort(by_depth.begin(), by_depth.end(),
+                       [&](int x, int y) { return dep[static_cast<size_t>(x)] < dep[static_cast<size_t>(y)]; });
+      Time deepest = Time::zero();
+      for (const int r : by_depth) {
+        const int p = par[static_cast<size_t>(r)];
+        if (p < 0) continue;
+        to_root[static_cast<size_t>(r)] = to_root[static_cast<size_t>(p)] + edge[static_cast<size_t>(r)];
+        deepest = std::max(deepest, to_root[static_cast<size_t>(r)]);
       }
       const int maxd = *std::max_element(dep.begin(), dep.end());
       f.bytes = per_tree;
-      f.latency = hop * ((ar ? 2 : 1) * maxd);
+      f.latency = deepest * (ar ? 2 : 1);
       f.pipeline_steps = std::max(1, (ar ? 2 : 1) * maxd);
       f.step_bytes = per_tree;
       ph.flows.push_back(std::move(f));

@@ -103,3 +103,35 @@ TEST_CASE("lowering: every algorithm's run credits exactly the plan's bytes to e
       for (size_t l = 0; l < want.size(); ++l) CHECK(net.link_stats(LinkId::from(l)).bytes.value() == Approx(want[l]).margin(1));
     }
 }
+
+TEST_CASE("lowering: a tree's first bytes pay the route latencies along its longest root path", "[coll]") {
+  // cluster_topology: a GPU pair on one server routes GPU-NVSwitch-GPU (2 x 0.2 us); across servers
+  // GPU-NVSwitch-NIC-leaf-NIC-NVSwitch-GPU (0.2 + 0.1 + 0.5 + 0.5 + 0.1 + 0.2 = 1.6 us).
+  const Topology topo = test::cluster_topology(2, 4, false);
+  const int n = 8;
+  auto edge_us = [](int a, int b) { return a / 4 == b / 4 ? 0.4 : 1.6; };
+  const AlgorithmRegistry reg = make_default_registry();
+  const FlowPlan plan =
+      reg.find("tree")->lower(LoweringContext{&topo, CollOp::all_reduce, test::first_gpus(n), MB(1.0), 0, 1});
+  REQUIRE(plan.phases.size() == 1);
+  REQUIRE(plan.phases.front().flows.size() == 2);
+  for (int t = 0; t < 2; ++t) {
+    const std::vector<int> par = nccl_dtree_parents(n, t);
+    double deepest = 0, slowest = 0;
+    int depth = 0;
+    for (int r = 0; r < n; ++r) {
+      double path = 0;
+      int d = 0;
+      for (int v = r; par[static_cast<size_t>(v)] >= 0; v = par[static_cast<size_t>(v)], ++d) {
+        path += edge_us(v, par[static_cast<size_t>(v)]);
+        slowest = std::max(slowest, edge_us(v, par[static_cast<size_t>(v)]));
+      }
+      deepest = std::max(deepest, path);
+      depth = std::max(depth, d);
+    }
+    INFO("tree " << t);
+    // Up to the root and down again; not depth x the slowest edge (the network's) each way.
+    CHECK(plan.phases.front().flows[static_cast<size_t>(t)].latency.micros() == Approx(2 * deepest));
+    CHECK(2 * deepest < 2 * depth * slowest);
+  }
+}
