@@ -131,6 +131,8 @@ class CudaBackend final : public ExecBackend {
                                                    "{}; --unfused-attention times it unfused instead",
                                                    d[3], d[0], d[1], d[2], k.backward ? "backward" : "forward", e.what()));
             }
+            fmt::print(stderr, "plansim-hw: cuDNN fused attention {} x {} x {} x {} ({}): {}\n", d[3], d[0], d[1], d[2],
+                       k.backward ? "backward" : "forward", p->lowering_name());
             attention_workspace = std::max(attention_workspace, p->workspace_bytes());
             sdpa_.emplace(key, std::move(p));
           }

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -60,12 +62,35 @@ Dims swap_last(Dims v) {
   return v;
 }
 
+// How the graph spells the two details cuDNN's fused-attention engines match on, tried in order until one
+// finalizes (cuDNN's support surface moves between versions; which one ran is recorded: lowering_name()).
+// The first is cuDNN frontend's own composite lowering (include/cudnn_frontend/node/
+// scaled_dot_product_flash_attention.h, softmax.h, diagonal_band_mask.h): the products that read the
+// softmax's P (and, backward, dS) take them in the I/O type ("a requirement by the cudnn backend to take in
+// bmm2 aType as i/o type"), and the causal comparison computes in BOOLEAN.
+struct Lowering {
+  const char* name;
+  bool io_typed_probabilities;  // P, Pᵀ, dS, dSᵀ in the I/O type where a matmul reads them (else fp32)
+  bool boolean_compare;         // CMP_GE's math precision BOOLEAN (else fp32)
+};
+constexpr Lowering kLowerings[] = {
+    {"frontend composite (I/O-typed P and dS, boolean mask compare)", true, true},
+    {"I/O-typed P and dS, fp32 mask compare", true, false},
+    {"fp32 P and dS, boolean mask compare", false, true},
+    {"fp32 P and dS, fp32 mask compare", false, false},
+};
+
 // UIDs of the graph's real tensors (bound in the variant pack); virtual ones count up from kFirstVirtual.
-enum Uid : int64_t { kQ = 1, kK, kKt, kV, kVt, kO, kStats, kScale, kNegInf, kDO, kDQ, kDK, kDV, kFirstVirtual = 100 };
+// The backward's two fp32 tensors in the workspace (kSoftmaxSum, kDQAccum) are real tensors, as cuDNN's
+// backward engines expect: rowsum(dO∘O) and dQ accumulated in fp32, then copied to dQ (IDENTITY).
+enum Uid : int64_t {
+  kQ = 1, kKt, kV, kVt, kO, kStats, kScale, kNegInf, kOne, kDO, kDQ, kDK, kDV, kSoftmaxSum, kDQAccum,
+  kFirstVirtual = 100
+};
 
 class Graph {
  public:
-  explicit Graph(cudnnDataType_t io) : io_(io) {}
+  Graph(cudnnDataType_t io, const Lowering& lowering) : io_(io), lowering_(lowering) {}
 
   const Desc& tensor(int64_t uid, const Dims& dims, const Dims& strides, cudnnDataType_t type, bool by_value = false) {
     auto& t = own(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
@@ -82,11 +107,6 @@ class Graph {
     return t;
   }
   int64_t next_uid() { return next_virtual_++; }
-  // The by-value softmax scale, one descriptor however many ops use it.
-  const Desc& scale() {
-    if (scale_ == nullptr) scale_ = &tensor(kScale, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true);
-    return *scale_;
-  }
   const Desc& virt(const Dims& dims, cudnnDataType_t type = CUDNN_DATA_FLOAT) {
     return tensor(next_virtual_++, dims, packed(dims), type);
   }
@@ -103,10 +123,10 @@ class Graph {
   }
   // y = mode(x [, b] [, t]); GEN_INDEX takes `axis`.
   void pointwise(cudnnPointwiseMode_t mode, const Desc& x, const Desc* b, const Desc& y, const Desc* t = nullptr,
-                 int64_t axis = -1) {
+                 int64_t axis = -1, cudnnDataType_t precision = CUDNN_DATA_FLOAT) {
     auto& pw = own(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
     pw.set(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode)
-        .set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT);
+        .set(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, precision);
     if (axis >= 0) pw.set(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, axis);
     pw.finalize();
     auto& op = own(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
@@ -135,22 +155,32 @@ class Graph {
     ops_.push_back(op.get());
   }
 
-  // Scaled, causally masked scores S [b,1,q,k] from Q and Kᵀ.
-  const Desc& scores(const Desc& q, const Desc& kt, const Dims& sdims, bool causal) {
+  // A by-value fp32 scalar (the softmax scale, the mask's fill, 1), one descriptor per UID.
+  const Desc& scalar(int64_t uid) {
+    for (const auto& [id, d] : scalars_)
+      if (id == uid) return *d;
+    scalars_.emplace_back(uid, &tensor(uid, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true));
+    return *scalars_.back().second;
+  }
+  // S·scale [b,1,q,k] from Q and Kᵀ.
+  const Desc& scaled_scores(const Desc& q, const Desc& kt, const Dims& sdims) {
     const Desc& s = virt(sdims);
     matmul(q, kt, s);
     const Desc& scaled = virt(sdims);
-    pointwise(CUDNN_POINTWISE_MUL, s, &scale(), scaled);
-    if (!causal) return scaled;
+    pointwise(CUDNN_POINTWISE_MUL, s, &scalar(kScale), scaled);
+    return scaled;
+  }
+  // x where row >= column, else the lowest float (GEN_INDEX on x's rows and columns, CMP_GE, BINARY_SELECT).
+  const Desc& causal_mask(const Desc& x, const Dims& sdims) {
     const Desc& row = virt(sdims, CUDNN_DATA_INT32);
     const Desc& col = virt(sdims, CUDNN_DATA_INT32);
-    pointwise(CUDNN_POINTWISE_GEN_INDEX, scaled, nullptr, row, nullptr, 2);
-    pointwise(CUDNN_POINTWISE_GEN_INDEX, scaled, nullptr, col, nullptr, 3);
+    pointwise(CUDNN_POINTWISE_GEN_INDEX, x, nullptr, row, nullptr, 2);
+    pointwise(CUDNN_POINTWISE_GEN_INDEX, x, nullptr, col, nullptr, 3);
     const Desc& keep = virt(sdims, CUDNN_DATA_BOOLEAN);
-    pointwise(CUDNN_POINTWISE_CMP_GE, row, &col, keep);
-    const Desc& neg = tensor(kNegInf, {1, 1, 1, 1}, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, true);
+    pointwise(CUDNN_POINTWISE_CMP_GE, row, &col, keep, nullptr, -1,
+              lowering_.boolean_compare ? CUDNN_DATA_BOOLEAN : CUDNN_DATA_FLOAT);
     const Desc& masked = virt(sdims);
-    pointwise(CUDNN_POINTWISE_BINARY_SELECT, scaled, &neg, masked, &keep);
+    pointwise(CUDNN_POINTWISE_BINARY_SELECT, x, &scalar(kNegInf), masked, &keep);
     return masked;
   }
 
@@ -208,6 +238,10 @@ class Graph {
 
   [[nodiscard]] int64_t workspace() const { return workspace_; }
   [[nodiscard]] cudnnDataType_t io() const { return io_; }
+  // The type of P and dS where a product reads them.
+  [[nodiscard]] cudnnDataType_t probabilities() const {
+    return lowering_.io_typed_probabilities ? io_ : CUDNN_DATA_FLOAT;
+  }
 
  private:
   Desc& own(cudnnBackendDescriptorType_t type) {
@@ -215,11 +249,12 @@ class Graph {
     return *owned_.back();
   }
   cudnnDataType_t io_;
+  Lowering lowering_;
   int64_t next_virtual_ = kFirstVirtual;
   std::vector<std::unique_ptr<Desc>> owned_;
   std::vector<cudnnBackendDescriptor_t> ops_;
   std::unique_ptr<Desc> plan_;
-  const Desc* scale_ = nullptr;
+  std::vector<std::pair<int64_t, const Desc*>> scalars_;
   int64_t workspace_ = 0;
 };
 
@@ -228,27 +263,26 @@ class Graph {
 struct CudnnSdpa::Impl {
   SdpaShape shape;
   Graph graph;
-  float scale = 1, neg_inf = std::numeric_limits<float>::lowest();
-  explicit Impl(cudnnDataType_t io) : graph(io) {}
+  const char* lowering = "";
+  float scale = 1, neg_inf = std::numeric_limits<float>::lowest(), one = 1;
+  Impl(cudnnDataType_t io, const Lowering& l) : graph(io, l), lowering(l.name) {}
 };
 
-CudnnSdpa::CudnnSdpa(void* handle, const SdpaShape& sh, GemmDtype dtype) {
-  if (dtype != GemmDtype::kBf16 && dtype != GemmDtype::kFp16)
-    throw std::invalid_argument("the fused attention runs in bf16 or fp16 (fp8/fp32 models: bf16 attention)");
-  impl_ = std::make_unique<Impl>(dtype == GemmDtype::kFp16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16);
-  impl_->shape = sh;
-  impl_->scale = 1.0f / std::sqrt(static_cast<float>(sh.head_dim));
-  Graph& g = impl_->graph;
+namespace {
+
+// Declares the forward or backward graph of `sh` on `g` and builds its plan (throws GpuError if none).
+void build_sdpa(Graph& g, const SdpaShape& sh, cudnnHandle_t handle) {
   const cudnnDataType_t io = g.io();
   const int64_t b = sh.batch, q = sh.queries, k = sh.keys, d = sh.head_dim;
   const Dims qd{b, 1, q, d}, kd{b, 1, k, d}, sd{b, 1, q, k}, rd{b, 1, q, 1};
   const Desc& Q = g.tensor(kQ, qd, packed(qd), io);
   const Desc& Kt = g.tensor(kKt, swap_last(kd), swap_last(packed(kd)), io);  // K's memory viewed as [b,1,d,k]
-  const Desc& S = g.scores(Q, Kt, sd, sh.causal);
   const Desc& stats = g.tensor(kStats, rd, packed(rd), CUDNN_DATA_FLOAT);
+  const Desc& O = g.tensor(kO, qd, packed(qd), io);
+  const Desc& scaled = g.scaled_scores(Q, Kt, sd);
   if (!sh.backward) {
+    const Desc& S = sh.causal ? g.causal_mask(scaled, sd) : scaled;
     const Desc& V = g.tensor(kV, kd, packed(kd), io);
-    const Desc& O = g.tensor(kO, qd, packed(qd), io);
     const Desc& mx = g.virt(rd);
     g.reduce(CUDNN_REDUCE_TENSOR_MAX, S, mx);
     const Desc& shifted = g.virt(sd);
@@ -260,67 +294,134 @@ CudnnSdpa::CudnnSdpa(void* handle, const SdpaShape& sh, GemmDtype dtype) {
     const Desc& log_sum = g.virt(rd);
     g.pointwise(CUDNN_POINTWISE_LOG, sum, nullptr, log_sum);
     g.pointwise(CUDNN_POINTWISE_ADD, mx, &log_sum, stats);
-    const Desc& P = g.virt(sd);
+    const Desc& P = g.virt(sd, g.probabilities());
     g.pointwise(CUDNN_POINTWISE_DIV, e, &sum, P);
     g.matmul(P, V, O);
   } else {
-    const Desc& K = g.tensor(kK, kd, packed(kd), io);
     const Desc& Vt = g.tensor(kVt, swap_last(kd), swap_last(packed(kd)), io);
-    const Desc& O = g.tensor(kO, qd, packed(qd), io);
     const Desc& dO = g.tensor(kDO, qd, packed(qd), io);
     const Desc& dQ = g.tensor(kDQ, qd, packed(qd), io);
     const Desc& dK = g.tensor(kDK, kd, packed(kd), io);
     const Desc& dV = g.tensor(kDV, kd, packed(kd), io);
-    // P from the forward's statistics.
-    const Desc& shifted = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_SUB, S, &stats, shifted);
-    const Desc& P = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_EXP, shifted, nullptr, P);
-    // dV = Pᵀ·dO.
-    const Desc& Pt = g.tensor(g.next_uid(), swap_last(sd), swap_last(packed(sd)), CUDNN_DATA_FLOAT);
-    g.reshape(P, Pt);
-    g.matmul(Pt, dO, dV);
-    // dS = P ∘ (dO·Vᵀ − rowsum(dO ∘ O)) · scale.
-    const Desc& dP = g.virt(sd);
-    g.matmul(dO, Vt, dP);
+    // softmax_sum = rowsum(dO∘O), a real fp32 tensor.
     const Desc& prod = g.virt(qd);
     g.pointwise(CUDNN_POINTWISE_MUL, dO, &O, prod);
     const Desc& dot = g.virt(rd);
     g.reduce(CUDNN_REDUCE_TENSOR_ADD, prod, dot);
+    const Desc& softmax_sum = g.tensor(kSoftmaxSum, rd, packed(rd), CUDNN_DATA_FLOAT);
+    g.pointwise(CUDNN_POINTWISE_MUL, dot, &g.scalar(kOne), softmax_sum);
+    // P = exp(S·scale − Stats), masked after the subtraction.
+    const Desc& shifted = g.virt(sd);
+    g.pointwise(CUDNN_POINTWISE_SUB, scaled, &stats, shifted);
+    const Desc& P = g.virt(sd);
+    g.pointwise(CUDNN_POINTWISE_EXP, sh.causal ? g.causal_mask(shifted, sd) : shifted, nullptr, P);
+    // dV = Pᵀ·dO.
+    const Desc& Pt = g.tensor(g.next_uid(), swap_last(sd), swap_last(packed(sd)), g.probabilities());
+    g.reshape(P, Pt);
+    g.matmul(Pt, dO, dV);
+    // dS = (dO·Vᵀ − softmax_sum)∘P·scale.
+    const Desc& dP = g.virt(sd);
+    g.matmul(dO, Vt, dP);
     const Desc& diff = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_SUB, dP, &dot, diff);
+    g.pointwise(CUDNN_POINTWISE_SUB, dP, &softmax_sum, diff);
     const Desc& dS0 = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_MUL, P, &diff, dS0);
+    g.pointwise(CUDNN_POINTWISE_MUL, diff, &P, dS0);
     const Desc& dS = g.virt(sd);
-    g.pointwise(CUDNN_POINTWISE_MUL, dS0, &g.scale(), dS);
-    // dQ = dS·K, dK = dSᵀ·Q.
-    g.matmul(dS, K, dQ);
-    const Desc& dSt = g.tensor(g.next_uid(), swap_last(sd), swap_last(packed(sd)), CUDNN_DATA_FLOAT);
+    g.pointwise(CUDNN_POINTWISE_MUL, dS0, &g.scalar(kScale), dS);
+    // dK = dSᵀ·Q.
+    const Desc& dSt = g.tensor(g.next_uid(), swap_last(sd), swap_last(packed(sd)), g.probabilities());
     g.reshape(dS, dSt);
     g.matmul(dSt, Q, dK);
+    // dQ = dS·K, accumulated in fp32 (K through RESHAPE of Kᵀ), then copied to dQ.
+    const Desc& K = g.tensor(g.next_uid(), kd, packed(kd), io);
+    g.reshape(Kt, K);
+    const Desc& dq_accum = g.tensor(kDQAccum, qd, packed(qd), CUDNN_DATA_FLOAT);
+    g.matmul(dS, K, dq_accum);
+    g.pointwise(CUDNN_POINTWISE_IDENTITY, dq_accum, nullptr, dQ);
   }
-  g.build(static_cast<cudnnHandle_t>(handle));
+  g.build(handle);
 }
+
+}  // namespace
+
+CudnnSdpa::CudnnSdpa(void* handle, const SdpaShape& sh, GemmDtype dtype) {
+  if (dtype != GemmDtype::kBf16 && dtype != GemmDtype::kFp16)
+    throw std::invalid_argument("the fused attention runs in bf16 or fp16 (fp8/fp32 models: bf16 attention)");
+  const cudnnDataType_t io = dtype == GemmDtype::kFp16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+  std::string tried;
+  // PLANSIM_HW_CUDNN_LOWERING=i starts at the i-th spelling (troubleshooting, hw/README.md).
+  size_t first = 0;
+  if (const char* v = std::getenv("PLANSIM_HW_CUDNN_LOWERING"); v != nullptr && *v != 0)
+    first = std::min<size_t>(std::strtoul(v, nullptr, 10), std::size(kLowerings) - 1);
+  for (size_t i = first; i < std::size(kLowerings); ++i) {
+    const Lowering& l = kLowerings[i];
+    auto impl = std::make_unique<Impl>(io, l);
+    impl->shape = sh;
+    impl->scale = 1.0f / std::sqrt(static_cast<float>(sh.head_dim));
+    try {
+      build_sdpa(impl->graph, sh, static_cast<cudnnHandle_t>(handle));
+      impl_ = std::move(impl);
+      return;
+    } catch (const GpuError& e) {
+      tried += fmt::format("{}{}: {}", tried.empty() ? "" : "; ", l.name, e.what());
+    }
+  }
+  throw GpuError("cuDNN", static_cast<int>(CUDNN_STATUS_NOT_SUPPORTED), "no lowering of the attention graph builds",
+                 tried.c_str(), __FILE__, __LINE__);
+}
+
+const char* CudnnSdpa::lowering_name() const { return impl_->lowering; }
 
 CudnnSdpa::~CudnnSdpa() = default;
 
-std::size_t CudnnSdpa::workspace_bytes() const { return static_cast<std::size_t>(impl_->graph.workspace()); }
+namespace {
+
+constexpr std::size_t kWorkspaceAlign = 256;
+std::size_t aligned(std::size_t n) { return (n + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign; }
+
+// The workspace: the plan's own, then (backward) softmax_sum [b,1,q,1] and dQ_accum [b,1,q,d], fp32.
+struct WorkspaceLayout {
+  std::size_t softmax_sum = 0, dq_accum = 0, dq_accum_bytes = 0, total = 0;
+};
+WorkspaceLayout layout(const SdpaShape& sh, std::size_t plan_bytes) {
+  WorkspaceLayout w;
+  w.total = aligned(plan_bytes);
+  if (!sh.backward) return w;
+  const auto rows = static_cast<std::size_t>(sh.batch * sh.queries);
+  w.softmax_sum = w.total;
+  w.total += aligned(rows * sizeof(float));
+  w.dq_accum = w.total;
+  w.dq_accum_bytes = rows * static_cast<std::size_t>(sh.head_dim) * sizeof(float);
+  w.total += aligned(w.dq_accum_bytes);
+  return w;
+}
+
+}  // namespace
+
+std::size_t CudnnSdpa::workspace_bytes() const {
+  return layout(impl_->shape, static_cast<std::size_t>(impl_->graph.workspace())).total;
+}
 
 void CudnnSdpa::run(void* handle, const SdpaBuffers& b, void* workspace, cudaStream_t stream) const {
   auto* scale = const_cast<float*>(&impl_->scale);
   auto* neg = const_cast<float*>(&impl_->neg_inf);
-  std::vector<int64_t> uids{kQ, kKt, kStats, kScale};
-  std::vector<void*> ptrs{b.q, b.k, b.stats, scale};
+  auto* one = const_cast<float*>(&impl_->one);
+  std::vector<int64_t> uids{kQ, kKt, kStats, kScale, kO};
+  std::vector<void*> ptrs{b.q, b.k, b.stats, scale, b.o};
   if (impl_->shape.causal) {
     uids.push_back(kNegInf);
     ptrs.push_back(neg);
   }
   if (!impl_->shape.backward) {
-    uids.insert(uids.end(), {kV, kO});
-    ptrs.insert(ptrs.end(), {b.v, b.o});
+    uids.push_back(kV);
+    ptrs.push_back(b.v);
   } else {
-    uids.insert(uids.end(), {kK, kVt, kO, kDO, kDQ, kDK, kDV});
-    ptrs.insert(ptrs.end(), {b.k, b.v, b.o, b.d_o, b.dq, b.dk, b.dv});
+    const WorkspaceLayout w = layout(impl_->shape, static_cast<std::size_t>(impl_->graph.workspace()));
+    auto* base = static_cast<unsigned char*>(workspace);
+    // cuDNN before 9.6 expects dQ_accum zeroed by the caller (cudnn-frontend's workspace handling).
+    if (cudnn_version() < 90600) PLANSIM_CUDA(cudaMemsetAsync(base + w.dq_accum, 0, w.dq_accum_bytes, stream));
+    uids.insert(uids.end(), {kVt, kDO, kDQ, kDK, kDV, kOne, kSoftmaxSum, kDQAccum});
+    ptrs.insert(ptrs.end(), {b.v, b.d_o, b.dq, b.dk, b.dv, one, base + w.softmax_sum, base + w.dq_accum});
   }
   impl_->graph.run(static_cast<cudnnHandle_t>(handle), uids, ptrs, workspace, stream);
 }

@@ -6,10 +6,16 @@
 //
 // Layout: [batch·heads, 1, seq, head_dim] packed, bf16/fp16 in and out, fp32 statistics and compute.
 // Forward graph: S = Q·Kᵀ, S·scale, causal mask (GEN_INDEX rows >= columns, BINARY_SELECT with the lowest
-// float), softmax (MAX and ADD reductions, SUB, EXP, DIV) with Stats = max + log(sum) as an output,
-// O = P·V. Backward: S and P recomputed from Stats, dP = dO·Vᵀ, dS = P·(dP − rowsum(dO∘O))·scale,
-// dQ = dS·K, dK = dSᵀ·Q, dV = Pᵀ·dO (transposes through RESHAPE). The engine is cuDNN's first
-// heuristic (mode A) choice that finalizes.
+// float), softmax (MAX and ADD reductions, SUB, EXP, DIV) with Stats = max + log(sum) as an output, O = P·V
+// with P in the I/O type. Backward: softmax_sum = rowsum(dO∘O) (fp32, in the workspace), P = exp(masked
+// S·scale − Stats), dV = Pᵀ·dO, dS = (dO·Vᵀ − softmax_sum)∘P·scale, dK = dSᵀ·Q, dQ = dS·K accumulated
+// in fp32 (in the workspace) and copied to dQ (transposes through RESHAPE). That is the shape cuDNN frontend
+// lowers its SDPA nodes to (include/cudnn_frontend/node/scaled_dot_product_flash_attention.h), which
+// cuDNN's fused engines match. The engine is cuDNN's first heuristic (mode A) choice that finalizes. The
+// graph is first spelled as the frontend does (P and dSᵀ in the I/O type where a product reads them, the
+// mask's comparison in BOOLEAN), then in other spellings, until one builds. First contact (H200, cuDNN
+// 9.19): an fp32 P into A·V built no engine; a bf16 dQ written straight from dS·K built one that wrote
+// out of bounds.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,6 +47,8 @@ class CudnnSdpa {
   CudnnSdpa(const CudnnSdpa&) = delete;
   CudnnSdpa& operator=(const CudnnSdpa&) = delete;
   [[nodiscard]] std::size_t workspace_bytes() const;
+  // Which spelling of the graph cuDNN accepted (cudnn_sdpa.cpp, kLowerings), for the measurement record.
+  [[nodiscard]] const char* lowering_name() const;
   void run(void* handle, const SdpaBuffers& b, void* workspace, cudaStream_t stream) const;
 
  private:
