@@ -94,9 +94,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.sets, "override a scenario key, e.g. --set parallel.dp=1 (repeatable)");
   run_cmd->add_option("--json", run.json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
   run_cmd->add_option("--trace", run.trace, "write a Perfetto/Chrome trace of the measured ops to FILE");
-  run_cmd->add_option("--scale-layers", run.scale_layers, "run N layers (model.layers = N)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--scale-layers", run.scale_layers, "run N layers (model.layers = N)")->check(CLI::Range(1, 1 << 20));
   run_cmd->add_option("--scale-batch", run.scale_batch, "run a global batch of N sequences (training.global_batch = N)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20));
   run_cmd->add_option("-w,--warmup", run.warmup, "untimed iterations")->capture_default_str()->check(CLI::NonNegativeNumber);
   run_cmd->add_option("-n,--iters", run.iters, "timed iterations (op times are their mean)")
       ->capture_default_str()

@@ -1,5 +1,5 @@
-// `plansim run FILE [--set key.path=value]... [--json FILE] [--trace FILE [--trace-ranks R]] [--allow-oom]
-// [--no-symmetry] [--bound] [--html FILE]`:
+// `plansim run FILE [--set key.path=value]... [--scale-layers N] [--scale-batch N] [--json FILE]
+// [--trace FILE [--trace-ranks R]] [--allow-oom] [--no-symmetry] [--bound] [--html FILE]`:
 // simulate one training iteration of a scenario and report it; with --bound, print the proven lower
 // bound on its iteration time instead (report/plan_bound.hpp: no simulation).
 #include <spdlog/spdlog.h>
@@ -57,6 +57,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("file", opt->file, "scenario YAML (see scenarios/)")->required();
   sub->add_option("--set", opt->sets, "override a scenario key, e.g. --set training.micro_batch=2 (repeatable)");
   add_calibration_option(sub, opt->sets);  // after --set, whose callback assigns the list
+  add_scale_options(sub, opt->sets);
   sub->add_option("--json", opt->json, "write the report as JSON to FILE ('-' = stdout, replacing the text)");
   sub->add_option("--html", opt->html, "write the report as an HTML page to FILE (as plansim report)");
   sub->add_option("--trace", opt->trace, "write a Perfetto/Chrome trace (a track per rank and stream) to FILE");

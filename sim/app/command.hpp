@@ -55,4 +55,8 @@ namespace plansim::app {
 // "Calibration profiles"); added to `sets` as the override `calibration=<absolute path>`.
 void add_calibration_option(CLI::App* sub, std::vector<std::string>& sets);
 
+// `--scale-layers N` and `--scale-batch N`, plansim-hw run's options for shrinking a scenario onto the GPUs at
+// hand (= --set model.layers=N, training.global_batch=N), so that `plansim run` takes the same command line.
+void add_scale_options(CLI::App* sub, std::vector<std::string>& sets);
+
 }  // namespace plansim::app

@@ -43,3 +43,12 @@ expect_stderr "the dualpipe schedule needs an even number of micro-batches, at l
 expect_stdout "TP folded \(exact" "$plansim" run "$sc/seed-tp8-ethernet.yaml"
 expect_stdout "DP folded \(exact.*TP folding tried first and abandoned \(TP folding is not exact here" "$plansim" run "$sc/seed-tp8-nvlink.yaml"
 expect_stdout "every rank executed" "$plansim" run "$sc/seed-tp8-ethernet.yaml" --no-symmetry
+# plansim-hw run's shrinking options, so that `plansim run` takes the same command line (hw/README.md):
+# --scale-layers N is --set model.layers=N, --scale-batch N is --set training.global_batch=N.
+scaled=$("$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.pp=2 --scale-layers 2 --scale-batch 8 --json - | grep -E '"(iteration_time_s|micro_batches)"')
+set_keys=$("$plansim" run "$sc/seed-pipeline-4x16.yaml" --set parallel.pp=2 --set model.layers=2 --set training.global_batch=8 --json - | grep -E '"(iteration_time_s|micro_batches)"')
+if [ -n "$scaled" ] && [ "$scaled" = "$set_keys" ]; then passes=$((passes + 1)); else
+  echo "FAIL: --scale-layers/--scale-batch differ from --set: '$scaled' vs '$set_keys'"; fails=$((fails + 1)); fi
+expect_stdout '"micro_batches": 4,' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-batch 8 --json -
+expect_exit 2 "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-layers 0
+expect_stderr "--scale-layers: Value 0 not in range 1 to" "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-layers 0
