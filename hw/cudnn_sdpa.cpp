@@ -72,12 +72,16 @@ struct Lowering {
   const char* name;
   bool io_typed_probabilities;  // P, Pᵀ, dS, dSᵀ in the I/O type where a matmul reads them (else fp32)
   bool boolean_compare;         // CMP_GE's math precision BOOLEAN (else fp32)
+  // The batch·heads calls as [1, B, s, d] (one sequence of B heads, as frameworks pass [b, h, s, d] with
+  // many heads) rather than [B, 1, s, d]: the same memory, labelled as cuDNN's engines are tuned for.
+  bool heads_in_dim1;
 };
 constexpr Lowering kLowerings[] = {
-    {"frontend composite (I/O-typed P and dS, boolean mask compare)", true, true},
-    {"I/O-typed P and dS, fp32 mask compare", true, false},
-    {"fp32 P and dS, boolean mask compare", false, true},
-    {"fp32 P and dS, fp32 mask compare", false, false},
+    {"frontend composite, [1, B, s, d]", true, true, true},
+    {"frontend composite, [B, 1, s, d]", true, true, false},
+    {"I/O-typed P and dS, fp32 mask compare", true, false, false},
+    {"fp32 P and dS, boolean mask compare", false, true, false},
+    {"fp32 P and dS, fp32 mask compare", false, false, false},
 };
 
 // UIDs of the graph's real tensors (bound in the variant pack); virtual ones count up from kFirstVirtual.
@@ -238,6 +242,7 @@ class Graph {
 
   [[nodiscard]] int64_t workspace() const { return workspace_; }
   [[nodiscard]] cudnnDataType_t io() const { return io_; }
+  [[nodiscard]] bool heads_in_dim1() const { return lowering_.heads_in_dim1; }
   // The type of P and dS where a product reads them.
   [[nodiscard]] cudnnDataType_t probabilities() const {
     return lowering_.io_typed_probabilities ? io_ : CUDNN_DATA_FLOAT;
@@ -274,7 +279,8 @@ namespace {
 void build_sdpa(Graph& g, const SdpaShape& sh, cudnnHandle_t handle) {
   const cudnnDataType_t io = g.io();
   const int64_t b = sh.batch, q = sh.queries, k = sh.keys, d = sh.head_dim;
-  const Dims qd{b, 1, q, d}, kd{b, 1, k, d}, sd{b, 1, q, k}, rd{b, 1, q, 1};
+  const int64_t outer = g.heads_in_dim1() ? 1 : b, heads = g.heads_in_dim1() ? b : 1;
+  const Dims qd{outer, heads, q, d}, kd{outer, heads, k, d}, sd{outer, heads, q, k}, rd{outer, heads, q, 1};
   const Desc& Q = g.tensor(kQ, qd, packed(qd), io);
   const Desc& Kt = g.tensor(kKt, swap_last(kd), swap_last(packed(kd)), io);  // K's memory viewed as [b,1,d,k]
   const Desc& stats = g.tensor(kStats, rd, packed(rd), CUDNN_DATA_FLOAT);
