@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "sim/api/commands.hpp"
@@ -21,6 +22,7 @@
 #include "sim/io/profile_yaml.hpp"
 #include "sim/io/runs_yaml.hpp"
 #include "sim/io/topology_loader.hpp"
+#include "sim/topo/gpu_catalog.hpp"
 
 namespace plansim::api {
 namespace {
@@ -124,7 +126,7 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
 }
 
 CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std::vector<std::string>& applies_to,
-                              const std::string& topology, int nodes, const std::string& start) {
+                              const std::string& topology, int nodes, const std::string& start, const std::string& gpu) {
   if (inputs.empty())
     throw ConfigError(SourcePos{"plansim calibrate", 0, 0},
                       "give bench JSON files or nccl-tests logs, or --runs RUNS.yaml with --fit KEY");
@@ -140,11 +142,29 @@ CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std:
     return CommandResult{0, calib::nccl_fit_profile_yaml(fit, m, topology, applies_to, start), "",
                          {calib::format_nccl_fit(fit)}};
   }
-  const calib::Profile profile = calib::calibrate(m);
-  spdlog::info("calibrate: {} collective fit(s), {} GEMM fit(s), {} HBM fit(s) from {} file(s)",
-               profile.collectives.size(), profile.gemms.size(), profile.hbm.size(), m.sources.size());
+  // The GPU measured: named, or found from the bench files' device name.
+  std::optional<GpuSpec> spec;
+  if (!gpu.empty()) {
+    spec = find_gpu_model(gpu);
+    if (!spec) {
+      std::string names;
+      for (const auto& n : gpu_model_names()) names += (names.empty() ? "" : ", ") + n;
+      throw ConfigError(SourcePos{"--gpu", 0, 0}, fmt::format("unknown GPU model '{}' (the catalog: {})", gpu, names));
+    }
+  } else if (const auto model = catalog_model_for_device(m.device)) {
+    spec = find_gpu_model(*model);
+  }
+  if (!spec && !m.gemms.empty())
+    spdlog::warn("calibrate: GPU '{}' is not in the catalog: the GEMM shape model is not fitted (--gpu MODEL names it)",
+                 m.device);
+  const calib::Profile profile = calib::calibrate(m, spec ? &*spec : nullptr);
+  spdlog::info("calibrate: {} collective fit(s), {} GEMM fit(s), {} GEMM shape-model fit(s), {} HBM fit(s) from {} file(s)",
+               profile.collectives.size(), profile.gemms.size(), profile.gemm_shapes.size(), profile.hbm.size(),
+               m.sources.size());
+  std::string shapes;
+  for (const auto& f : profile.gemm_shapes) shapes += calib::format_gemm_shape_fit(f);
   return CommandResult{0, calib::profile_yaml(profile, applies_to), "",
-                       {calib::format_collective_residuals(m, profile)}};
+                       {calib::format_collective_residuals(m, profile) + shapes}};
 }
 
 }  // namespace plansim::api

@@ -97,8 +97,11 @@ CommandResult validate_runs(const ValidateRunsRequest& r, std::string* write_exp
 // model's per-system parameters are fitted on it (`nodes` > 0 overrides its servers). messages[0] is
 // the fit's residual table. `start` (a calibration profile or NCCL calibration file; empty = NCCL's
 // documented defaults) holds the parameters the fit does not touch (e.g. Ampere's channel caps).
+// `gpu`: the catalog model measured (empty: from the bench files' device name when the catalog knows it);
+// with it the GEMM shape model and the HBM efficiency are fitted (their tables follow messages[0]'s).
 CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std::vector<std::string>& applies_to,
-                              const std::string& topology = "", int nodes = 0, const std::string& start = "");
+                              const std::string& topology = "", int nodes = 0, const std::string& start = "",
+                              const std::string& gpu = "");
 // `plansim calibrate --runs`: `text` is the profile YAML, messages[0] the fit table, `json` the fit.
 struct CalibrateRunsRequest {
   std::string runs;

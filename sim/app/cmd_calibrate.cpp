@@ -1,7 +1,8 @@
 // `plansim calibrate`: fits calibration profiles (README "Calibration profiles"; sim/api/calibrate.cpp).
-//   plansim calibrate BENCH.json|NCCL-TESTS.log... [-o PROFILE.yaml]   microbenchmark fits (plansim-hw bench
-//       JSON; nccl-tests stdout or -J JSON, io/nccl_tests_reader.hpp), with the collective fits' residuals
-//       per size and leave-one-out errors; with --topology, the NCCL model's per-system parameters.
+//   plansim calibrate BENCH.json|NCCL-TESTS.log... [-o PROFILE.yaml] [--gpu MODEL]   microbenchmark fits
+//       (plansim-hw bench JSON; nccl-tests stdout or -J JSON, io/nccl_tests_reader.hpp), with the collective
+//       fits' residuals per size and leave-one-out errors; GEMM rows fit the simulator's shape model of the
+//       GPU measured (calib/gemm_shape_fit.hpp); with --topology, the NCCL model's per-system parameters.
 //   plansim calibrate --runs RUNS.yaml --fit KEY[=LO:HI[:START]]... [--keep KEY=VALUE]... [-o PROFILE.yaml]
 //       compute keys fitted to published end-to-end runs, with each run's residual and leave-one-out error.
 #include <cstdio>
@@ -21,6 +22,7 @@ struct Args {
   std::string topology;  // bench collectives: fit the NCCL model on this topology (calib/nccl_fit.hpp)
   int nodes = 0;
   std::string start;     // with --topology: the parameters the fit starts from and keeps
+  std::string gpu;       // bench GEMM/HBM rows: the catalog GPU they were measured on
 };
 
 }  // namespace
@@ -47,6 +49,9 @@ Command add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--calibration", args->start,
                   "with --topology: the profile whose NCCL parameters the fit starts from and keeps (default: NCCL's)");
+  sub->add_option("--gpu", args->gpu,
+                  "with bench JSON: the catalog GPU measured (default: from the files' device name), for the GEMM "
+                  "shape model and the HBM efficiency");
   sub->add_option("-j,--jobs", args->runs.threads, "simulations at once (0 = one per core)")->capture_default_str();
   return {sub, [args] {
             check_output_path("--output", args->output);
@@ -64,7 +69,7 @@ Command add_calibrate_command(CLI::App& app) {
               return kExitOk;
             }
             const api::CommandResult r =
-                api::calibrate_bench(args->inputs, args->runs.applies_to, args->topology, args->nodes, args->start);
+                api::calibrate_bench(args->inputs, args->runs.applies_to, args->topology, args->nodes, args->start, args->gpu);
             write_output(args->output, r.text);
             // The residual table goes where the profile does not.
             if (args->output == "-") std::fputs(r.messages.front().c_str(), stderr);

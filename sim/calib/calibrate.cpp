@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -23,10 +24,11 @@ LinearFit fit_group(const std::vector<const Sample*>& samples, const std::vector
 
 }  // namespace
 
-Profile calibrate(const Measurements& m) {
+Profile calibrate(const Measurements& m, const GpuSpec* gpu) {
   Profile p;
   p.device = m.device;
   p.sources = m.sources;
+  if (gpu != nullptr) p.gpu = gpu->model;
 
   std::map<std::tuple<std::string, std::string, int>, std::vector<const CollectiveSample*>> coll;
   for (const auto& s : m.collectives) coll[{s.op, s.algorithm, s.nranks}].push_back(&s);
@@ -59,6 +61,8 @@ Profile calibrate(const Measurements& m) {
                                               dtype, s->peak_flops, g.peak_flops));
     g.max_efficiency = g.peak_flops > 0 ? g.max_rate_flops / g.peak_flops : 0;
     p.gemms.push_back(g);
+    const bool shaped = std::all_of(samples.begin(), samples.end(), [](const GemmSample* s) { return s->m > 0; });
+    if (gpu != nullptr && shaped && samples.size() >= 2) p.gemm_shapes.push_back(fit_gemm_shape_model(*gpu, samples));
   }
 
   if (!m.hbm.empty()) {
@@ -73,6 +77,8 @@ Profile calibrate(const Measurements& m) {
     h.latency_s = h.fit.a;
     h.bandwidth_Bps = 1.0 / h.fit.b;
     p.hbm.push_back(h);
+    if (gpu != nullptr && gpu->hbm_bandwidth.value() > 0)
+      p.hbm_efficiency = std::min(1.0, h.bandwidth_Bps / gpu->hbm_bandwidth.value());
   }
   if (p.collectives.empty() && p.gemms.empty() && p.hbm.empty())
     throw ConfigError(SourcePos{m.sources.empty() ? std::string("-") : m.sources.front(), 0, 0},
@@ -91,9 +97,11 @@ std::string profile_yaml(const Profile& p, const std::vector<std::string>& appli
   y += "# hw/README.md; relative-residual weighted least squares with Huber reweighting, sim/calib/linear_fit.hpp).\n";
   y += fmt::format("plansim_profile: {}\n", kProfileFormatVersion);
   y += fmt::format("name: {}\n", yaml_quoted(p.device + " (bench)"));
-  if (!applies_to.empty()) {
+  std::vector<std::string> targets = applies_to;
+  if (targets.empty() && !p.gpu.empty()) targets.push_back(p.gpu);
+  if (!targets.empty()) {
     y += "applies_to: [";
-    for (size_t i = 0; i < applies_to.size(); ++i) y += (i ? ", " : "") + yaml_quoted(applies_to[i]);
+    for (size_t i = 0; i < targets.size(); ++i) y += (i ? ", " : "") + yaml_quoted(targets[i]);
     y += "]\n";
   }
   y += "source:\n";
@@ -102,8 +110,21 @@ std::string profile_yaml(const Profile& p, const std::vector<std::string>& appli
   for (const auto& s : p.sources) y += fmt::format("    - {}\n", yaml_quoted(s));
   y += "compute:";
   std::string compute;
-  for (const auto& g : p.gemms)  // the large-GEMM rate of the training dtypes (MAMF, README "Definitions")
-    if (g.dtype == "bf16") compute += fmt::format("\n  matmul_tflops: {:.6g}", g.max_rate_flops / 1e12);
+  const GemmShapeFit* shape = nullptr;  // the training dtypes' GEMM model: bf16, else fp16
+  for (const char* dtype : {"bf16", "fp16"})
+    for (const auto& f : p.gemm_shapes)
+      if (shape == nullptr && f.dtype == dtype) shape = &f;
+  if (shape != nullptr) {
+    compute += fmt::format("\n  matmul_tflops: {:.6g}  # the shape model's fitted rate at mamf_shape, the best measured {} "
+                           "shape",
+                           shape->anchor_flops_per_s / 1e12, shape->dtype);
+    compute += fmt::format("\n  mamf_shape: [{}, {}, {}]", shape->anchor.m, shape->anchor.n, shape->anchor.k);
+    compute += fmt::format("\n  gemm_tile_latency: \"{:.4g} us\"", shape->tile_latency.seconds() * 1e6);
+  } else {
+    for (const auto& g : p.gemms)  // the large-GEMM rate of the training dtypes (MAMF, README "Definitions")
+      if (g.dtype == "bf16") compute += fmt::format("\n  matmul_tflops: {:.6g}", g.max_rate_flops / 1e12);
+  }
+  if (p.hbm_efficiency) compute += fmt::format("\n  hbm_efficiency: {:.4f}", *p.hbm_efficiency);
   y += compute.empty() ? " {}\n" : compute + "\n";
   y += "measured:\n";
   y += "  version: 1\n";
@@ -129,6 +150,16 @@ std::string profile_yaml(const Profile& p, const std::vector<std::string>& appli
     if (g.peak_flops > 0) y += fmt::format("      max_efficiency: {:.4f}\n", g.max_efficiency);
     y += fmt::format("      half_saturation: \"{:.6g} GFLOP\"\n", g.half_saturation_flops / 1e9);
     y += fit_quality(g.fit);
+  }
+  y += p.gemm_shapes.empty() ? "  gemm_shape_model: []\n"
+                             : "  gemm_shape_model:  # compute/compute_model.hpp anchored on the best shape; errors = model / measured time - 1\n";
+  for (const auto& f : p.gemm_shapes) {
+    y += fmt::format("    - dtype: {}\n      gpu: {}\n      matmul_tflops: {:.6g}\n      mamf_shape: [{}, {}, {}]\n", f.dtype,
+                     yaml_quoted(f.gpu), f.anchor_flops_per_s / 1e12, f.anchor.m, f.anchor.n, f.anchor.k);
+    y += fmt::format("      gemm_tile_latency: \"{:.4g} us\"\n      shapes: {}\n", f.tile_latency.seconds() * 1e6, f.rows.size());
+    y += fmt::format("      in_sample: {{mape_pct: {:.2f}, bias_pct: {:.2f}}}\n", f.mape_pct, f.bias_pct);
+    y += fmt::format("      leave_one_out: {{mape_pct: {:.2f}, bias_pct: {:.2f}, max_pct: {:.2f}}}\n", f.loo_mape_pct,
+                     f.loo_bias_pct, f.loo_max_pct);
   }
   if (p.hbm.empty()) y += "  hbm: null\n";
   for (const auto& h : p.hbm) {

@@ -11,8 +11,12 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "sim/calib/gemm_shape_fit.hpp"
 #include "sim/calib/linear_fit.hpp"
 #include "sim/calib/measurements.hpp"
+#include "sim/topo/gpu_spec.hpp"
 
 namespace plansim::calib {
 
@@ -45,17 +49,25 @@ struct Profile {
   std::vector<CollectiveFit> collectives;  // sorted by (op, algorithm, nranks)
   std::vector<GemmFit> gemms;              // sorted by dtype
   std::vector<HbmFit> hbm;                 // zero or one entry
+  // With the GPU known (its catalog model): the simulator's GEMM shape model fitted per dtype whose rows
+  // carry their shapes (gemm_shape_fit.hpp), and the HBM fit's bandwidth over the GPU's rated bandwidth.
+  std::string gpu;
+  std::vector<GemmShapeFit> gemm_shapes;   // sorted by dtype
+  std::optional<double> hbm_efficiency;
 };
 
 // Groups and fits. A group that cannot be fitted (one size only, times that do not grow) throws
 // ConfigError at the position of its first sample. Throws ConfigError when there is nothing to fit.
-Profile calibrate(const Measurements& m);
+// `gpu` (may be null): the GPU measured, for the shape-model and HBM-efficiency fits.
+Profile calibrate(const Measurements& m, const GpuSpec* gpu = nullptr);
 
 // eff(F) of a fitted curve.
 double gemm_efficiency(const GemmFit& g, double flops);
 
 // The calibration profile (README "Calibration profiles"): `compute:` for the simulator, the fits under
-// `measured:`. `applies_to`: the GPU model prefixes it is for (empty: any GPU).
+// `measured:`. `applies_to`: the GPU model prefixes it is for (empty: the measured GPU's model when known,
+// else any GPU). `compute:` holds, from a bf16 (else fp16) shape-model fit, matmul_tflops + mamf_shape +
+// gemm_tile_latency (without one, matmul_tflops = the bf16 curve's max_rate), and hbm_efficiency when known.
 std::string profile_yaml(const Profile& p, const std::vector<std::string>& applies_to = {});
 
 }  // namespace plansim::calib

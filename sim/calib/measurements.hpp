@@ -25,6 +25,7 @@ struct GemmSample {
   double time_s = 0;
   double peak_flops = 0;  // 0 = unknown
   SourcePos pos;
+  double m = 0, n = 0, k = 0;  // the shape (0 = not given: the FLOPs curve only, no shape model)
 };
 
 struct HbmSample {

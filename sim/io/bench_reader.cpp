@@ -50,7 +50,12 @@ void read_rows(const YamlFile& file, const std::string& bench, const std::string
       const YAML::Node peak = r.get("peak_flops");
       if (peak && !peak.IsNull()) s.peak_flops = r.positive_double("peak_flops");
       s.pos = file.pos(row);
-      r.allow({"m", "n", "k", "flops_per_s"});
+      if (r.has("m") || r.has("n") || r.has("k")) {  // all three or none
+        s.m = r.positive_double("m");
+        s.n = r.positive_double("n");
+        s.k = r.positive_double("k");
+      }
+      r.allow({"flops_per_s"});
       m.gemms.push_back(s);
     } else {  // hbm
       calib::HbmSample s;

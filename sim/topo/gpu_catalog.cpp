@@ -1,6 +1,7 @@
 #include "sim/topo/gpu_catalog.hpp"
 
 #include <array>
+#include <utility>
 
 namespace plansim {
 namespace {
@@ -88,6 +89,20 @@ GpuSpec to_spec(const Row& r) {
 std::optional<GpuSpec> find_gpu_model(std::string_view name) {
   for (const Row& r : kRows)
     if (name == r.name) return to_spec(r);
+  return std::nullopt;
+}
+
+std::optional<std::string> catalog_model_for_device(std::string_view cuda_name) {
+  // cudaDeviceProp::name as the drivers report it for the catalog's parts (nvidia-smi -L prints the same).
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"NVIDIA A100-SXM4-40GB", "A100-SXM-40GB"}, {"NVIDIA A100-SXM4-80GB", "A100-SXM-80GB"},
+      {"NVIDIA A100 80GB PCIe", "A100-PCIe-80GB"}, {"NVIDIA H100 80GB HBM3", "H100-SXM-80GB"},
+      {"NVIDIA H100 PCIe", "H100-PCIe"},          {"NVIDIA H200", "H200-SXM-141GB"},
+      {"NVIDIA B200", "B200"},                    {"NVIDIA GeForce RTX 4090", "RTX-4090"},
+      {"NVIDIA L40S", "L40S"},
+  };
+  for (const auto& [cuda, model] : kNames)
+    if (cuda_name == cuda) return std::string(model);
   return std::nullopt;
 }
 

@@ -16,5 +16,8 @@ namespace plansim {
 std::optional<GpuSpec> find_gpu_model(std::string_view name);
 // Every catalog name, in catalog order.
 std::vector<std::string> gpu_model_names();
+// The catalog entry of a device as CUDA and nvidia-smi name it ("NVIDIA H200" -> H200-SXM-141GB), for
+// measurements that carry the device name (plansim-hw's bench JSON); exact names only, nullopt otherwise.
+std::optional<std::string> catalog_model_for_device(std::string_view cuda_name);
 
 }  // namespace plansim
