@@ -54,6 +54,14 @@ bool persistent_gemm_kernels(const std::string& model) {
   return has(model, "H100") || has(model, "H200") || has(model, "GH200") || has(model, "B200") || has(model, "B300");
 }
 
+double softmax_exps_per_tensor_flop(const std::string& model) {
+  if (has(model, "B300")) return 32.0 / 8192;  // Blackwell Ultra, GB300 included: twice the SFU rate
+  if (has(model, "B200")) return 16.0 / 8192;  // GB200 included
+  if (has(model, "H100") || has(model, "H200") || has(model, "GH200")) return 16.0 / 4096;
+  if (has(model, "A100")) return 16.0 / 2048;
+  return 0;
+}
+
 std::string mamf_measured_on(const std::string& model) {
   if (has(model, "GH200")) return "";  // its own row, no catalog entry to scale from
   if (has(model, "B300")) return "B300";  // GB300 (no row of its own) reads it scaled by the peaks
@@ -79,6 +87,7 @@ ComputeParams ComputeParams::defaults(const GpuSpec& gpu, DType dtype) {
   const DType attention_dtype = dtype == DType::fp8 ? DType::bf16 : dtype;
   const double attention_table = mamf_for_gpu(gpu, attention_dtype);
   p.attention_matmul = attention_table > 0 ? TFLOPs_per_s(attention_table) : gpu.peak(attention_dtype) * 0.8;
+  p.softmax_exp_rate = p.attention_matmul * softmax_exps_per_tensor_flop(gpu.model);
   p.mamf_shape = mamf_best_shape(gpu.model, dtype);
   p.sm_count = gpu.sm_count;
   p.epilogue_overlap = persistent_gemm_kernels(gpu.model);
@@ -115,6 +124,7 @@ ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   if (o.hbm_efficiency) p.hbm_efficiency = *o.hbm_efficiency;
   if (o.launch_overhead) p.launch_overhead = *o.launch_overhead;
   if (o.comm_slowdown) p.comm_slowdown = *o.comm_slowdown;
+  if (o.softmax_exp_cost) p.softmax_exp_cost = *o.softmax_exp_cost;
   return p;
 }
 
@@ -220,6 +230,8 @@ Time ComputeModel::op_time(const OpCost& op) const {
                op.value_products * gemm_seconds(GemmDims{sc.m, sc.k, sc.n, sc.batch}, scale);
     } else if (op.cls == OpClass::attention) {
       flop_s = work / (p_.attention_matmul.value() * flop_factor() * p_.attention_efficiency);
+      if (p_.softmax_exp_cost && op.exps > 0 && p_.softmax_exp_rate.value() > 0)
+        flop_s += op.exps / (p_.softmax_exp_rate.value() * flop_factor());
     } else {
       flop_s = work / sustained;
     }

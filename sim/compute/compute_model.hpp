@@ -84,6 +84,18 @@ struct ComputeParams {
   double grouped_gemm_efficiency = 1.0;
   double moe_load_imbalance = 1.0;
   double attention_efficiency = 0.75;
+  // Exponentials per second a flash kernel's softmax evaluates (0 = not charged): the special-function
+  // units' MUFU.EX2 rate, 16 per SM per clock through Hopper and Blackwell, 32 on Blackwell Ultra (NVIDIA,
+  // "Making Softmax More Efficient with NVIDIA Blackwell Ultra": "doubling SFU throughput over the standard
+  // NVIDIA Blackwell architecture"), taken as attention_matmul × softmax_exps_per_tensor_flop(gpu) (both
+  // units at the same clock). A flash kernel's softmax sits between its two products of a tile (BMM1 →
+  // softmax → BMM2), so its time adds to theirs: attention = work / (attention rate · efficiency) +
+  // exps / softmax_exp_rate, both at the sustained clock. Charged only with the `compute:` key
+  // `softmax_exp_cost: true` (default off): measured on an H200 (validate/measured/h200/README.md) it
+  // describes a training step's attention by head dimension better, but the shipped profiles are fitted
+  // without it. The rate itself is the GPU's, not a key.
+  FlopRate softmax_exp_rate;
+  bool softmax_exp_cost = false;
   // FlashAttention-2 on a GPU after Ampere (TrainingSpec::attention flash2); unset: attention_efficiency.
   std::optional<double> flash2_attention_efficiency;
   double hbm_efficiency = 0.85;
@@ -104,6 +116,12 @@ double mamf_tflops(const std::string& gpu_model, DType dtype);
 GemmDims mamf_best_shape(const std::string& gpu_model, DType dtype);
 // Hopper and Blackwell GPUs (H100, H200, GH200, B200, GB200, B300): ComputeParams::epilogue_overlap.
 bool persistent_gemm_kernels(const std::string& gpu_model);
+// Exponentials per dense bf16 tensor-core FLOP at equal clocks: MUFU.EX2 per SM per clock (CUDA C++
+// Programming Guide, arithmetic instruction throughput: 16 for compute capability 8.x and 9.0; 16 on
+// Blackwell, 32 on Blackwell Ultra, NVIDIA's Blackwell Ultra softmax post) over dense bf16 FLOPs per SM per
+// clock (A100 312 TFLOP/s over 108 SMs at 1.41 GHz = 2048; H100 SXM 989.4 over 132 at 1.83 GHz = 4096;
+// B200 8192): A100 1/128, Hopper 1/256, B200/GB200 1/512, B300/GB300 1/256; 0 for other GPUs (not charged).
+double softmax_exps_per_tensor_flop(const std::string& gpu_model);
 // The catalog GPU whose measurement mamf_tflops returns for this model ("" when the row has no catalog
 // entry): H200 reads the H100 SXM row (equal peaks: "H200 is the same"), an H100 PCIe the H100 SXM row,
 // GB300 (no measurement held) the B300 row.

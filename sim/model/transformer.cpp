@@ -138,6 +138,9 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
   OpCost core{"attention_core", OpClass::attention, core_flops, core_bytes, core_dims};
   if (sh.flash_attention) {
     core.executed = flash_executed_pairs(m.attention, s, sh.cp) / (s * s) * flash_head_dim_padding(m.head_dim());
+    // One exponential per executed score: this rank's s/cp queries of each sequence and heads/tp heads,
+    // over the mask's share of the s keys.
+    core.exps = d(batch) * (s / sh.cp) * d(m.heads) / tp * flash_executed_pairs(m.attention, s, sh.cp) / s;
     core.backward_executed = 5.0 / 4.0;  // FA2 backward: QKᵀ recomputed, dV, dP, dQ, dK
   } else {
     // Megatron-LM 2021 (megatron/model/transformer.py, ParallelAttention): torch.baddbmm writes the scores

@@ -63,6 +63,11 @@ struct OpCost {
   // Both 0: the op is a flash kernel (attention_efficiency).
   int score_products = 0;
   int value_products = 0;
+  // Flash attention: the exponentials its softmax evaluates (one per executed query-key score, forward;
+  // the backward recomputes P = exp(S − LSE) once per score), timed on the GPU's special-function units
+  // (ComputeParams::softmax_exp_rate). 0 for every other op (materialised attention's softmax is a
+  // memory-bound kernel of its own).
+  double exps = 0;
   ExpertGemm expert{};
   // A GEMM pipelined with a TP collective (Shard::tp_overlap_chunks): dims.m is one piece's tokens and
   // the op is token_chunks such pieces; its weight gradient (backward_of) runs whole (K = all tokens).

@@ -158,6 +158,7 @@ struct ComputeOverrides {
   std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
   std::optional<Time> launch_overhead;          // per kernel
   std::optional<double> comm_slowdown;          // compute slowdown while a comm kernel runs on the GPU
+  std::optional<bool> softmax_exp_cost;         // charge flash attention's softmax exponentials (default off)
 };
 
 // Calls fn(a.key, b.key) for every key of ComputeOverrides (calibration profiles merge through this).
@@ -179,6 +180,7 @@ void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.hbm_efficiency, b.hbm_efficiency);
   fn(a.launch_overhead, b.launch_overhead);
   fn(a.comm_slowdown, b.comm_slowdown);
+  fn(a.softmax_exp_cost, b.softmax_exp_cost);
 }
 namespace detail {
 struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in order
@@ -190,6 +192,7 @@ struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in orde
   std::optional<double> f, g, g8, h, i, j, j2, k;
   std::optional<Time> l;
   std::optional<double> m;
+  std::optional<bool> n;
 };
 }  // namespace detail
 static_assert(sizeof(ComputeOverrides) == sizeof(detail::ComputeOverridesShape),

@@ -79,6 +79,8 @@ std::string report_json(const Report& r) {
                                           {"grouped_gemm_efficiency", c->grouped_gemm_efficiency},
                                           {"moe_load_imbalance", c->moe_load_imbalance},
                                           {"attention_efficiency", c->attention_efficiency},
+                                          {"softmax_exp_rate_per_s", c->softmax_exp_rate.value()},
+                                          {"softmax_exp_cost", c->softmax_exp_cost},
                                           {"hbm_efficiency", c->hbm_efficiency},
                                           {"launch_overhead_us", c->launch_overhead.seconds() * 1e6},
                                           {"comm_slowdown", c->comm_slowdown}};

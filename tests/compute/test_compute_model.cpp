@@ -308,3 +308,47 @@ TEST_CASE("MAMF of a GPU without its own row: the row of its die, scaled by the 
   renamed.model = "MysteryGPU";
   CHECK(mamf_for_gpu(renamed, DType::bf16) == 0);
 }
+
+TEST_CASE("softmax exponentials per tensor FLOP: 16 MUFU.EX2 per SM-clock, 32 on Blackwell Ultra", "[compute]") {
+  CHECK(softmax_exps_per_tensor_flop("A100-SXM-80GB") == 1.0 / 128);
+  CHECK(softmax_exps_per_tensor_flop("H100-SXM-80GB") == 1.0 / 256);
+  CHECK(softmax_exps_per_tensor_flop("H200-SXM") == 1.0 / 256);
+  CHECK(softmax_exps_per_tensor_flop("B200") == 1.0 / 512);
+  CHECK(softmax_exps_per_tensor_flop("GB200") == 1.0 / 512);
+  CHECK(softmax_exps_per_tensor_flop("B300") == 1.0 / 256);
+  CHECK(softmax_exps_per_tensor_flop("GB300") == 1.0 / 256);
+  CHECK(softmax_exps_per_tensor_flop("RTX-4090") == 0);  // not charged
+  const ComputeParams p = ComputeParams::defaults(h100(), DType::fp8);
+  CHECK(p.softmax_exp_rate.value() == Approx(794.5e12 / 256));  // bf16 MAMF: attention's rate and clock
+}
+
+TEST_CASE("compute model: a flash kernel's softmax adds exps / exp rate to its products, at the sustained clock",
+          "[compute]") {
+  ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);
+  p.launch_overhead = Time::zero();
+  p.sustained_factor = 0.8;
+  p.attention_efficiency = 0.6;
+  OpCost a{"attention_core", OpClass::attention, 1e12, 0};
+  a.exps = 1e12 / (4 * 128);  // one per score of head_dim 128
+  const double products = 1e12 / (0.6 * 0.8 * 794.5e12);
+  const double softmax = a.exps / (0.8 * 794.5e12 / 256);
+  // Off by default (the shipped profiles are fitted without it): the products alone.
+  CHECK_FALSE(p.softmax_exp_cost);
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(products).epsilon(1e-9));
+  ComputeOverrides on;
+  on.softmax_exp_cost = true;
+  p = p.with(on);
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(products + softmax).epsilon(1e-9));
+  // At head_dim 128 on Hopper the SFUs take half the products' time at the same rate and efficiency 1.
+  CHECK(softmax == Approx(0.5 * 1e12 / (0.8 * 794.5e12)).epsilon(1e-9));
+  // Blackwell Ultra doubles the SFU rate over Blackwell at the same tensor rate: half the softmax time.
+  ComputeParams b200 = p, b300 = p;
+  b200.softmax_exp_rate = p.attention_matmul * softmax_exps_per_tensor_flop("B200");
+  b300.softmax_exp_rate = p.attention_matmul * softmax_exps_per_tensor_flop("B300");
+  const double t200 = ComputeModel(b200).op_time(a).seconds() - products;
+  const double t300 = ComputeModel(b300).op_time(a).seconds() - products;
+  CHECK(t200 == Approx(2 * t300).epsilon(1e-9));
+  // Without a known SFU rate nothing is added.
+  p.softmax_exp_rate = FlopRate{};
+  CHECK(ComputeModel(p).op_time(a).seconds() == Approx(products).epsilon(1e-9));
+}

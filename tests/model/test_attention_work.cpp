@@ -130,3 +130,20 @@ TEST_CASE("sliding window on one layer in window_every: each layer is charged th
   const double tiles = s * (kFlashQueryTile - 1) * 1.5 / 2, rows = s * kFlashRowOverheadKeys;  // mean of the two kinds
   CHECK(layer_forward(m, 1, 1, Shard{}).attention[2].executed == Approx(((banded + causal) / 2 + tiles + rows) / (s * s)));
 }
+
+TEST_CASE("flash attention's softmax evaluates one exponential per executed score, forward and backward", "[model]") {
+  ModelSpec m = gpt3();  // 96 heads of 128
+  const double s = 2048;
+  for (auto [tp, cp] : {std::pair{1, 1}, std::pair{4, 2}, std::pair{8, 4}}) {
+    const OpCost core = layer_forward(m, 0, 2, Shard{tp, cp, 1, false}).attention[2];
+    REQUIRE(core.cls == OpClass::attention);
+    // Executed work is 4·head_dim FLOPs per executed score (QKᵀ and A·V), head-dim padding aside (128: none).
+    CHECK(core.exps == Approx(core.executed_flops() / (4 * 128)).epsilon(1e-12));
+    CHECK(core.exps == Approx(2 * (s / cp) * (96.0 / tp) * flash_executed_pairs(m.attention, s, cp) / s));
+    // The backward recomputes P = exp(S − LSE) once per score.
+    CHECK(backward_of({core}, BackwardPart::both)[0].exps == Approx(core.exps));
+  }
+  Shard mat;
+  mat.flash_attention = false;
+  CHECK(layer_forward(m, 0, 1, mat).attention[2].exps == 0);  // its softmax is an HBM-bound kernel
+}
