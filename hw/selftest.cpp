@@ -9,6 +9,9 @@
 #include "hw/bench_gemm.hpp"
 #include "hw/bench_nccl.hpp"
 #include "hw/check.hpp"
+#ifdef PLANSIM_HAVE_CUDNN
+#include "hw/attention_check.hpp"
+#endif
 
 namespace plansim::hw {
 
@@ -46,6 +49,9 @@ int run_selftest(const ProcessGroup& procs) {
   c.warmup = 1;
   step("hbm", run_hbm_bench(c));
   if (devices >= 2) step("p2p", run_p2p_bench(c));
+#ifdef PLANSIM_HAVE_CUDNN
+  step("attention (cuDNN fused, forward and backward against a host reference)", run_attention_check());
+#endif
   std::cout << fmt::format("selftest: {} failure(s)\n", failures);
   return failures == 0 ? 0 : 1;
 }
