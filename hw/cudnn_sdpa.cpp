@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
@@ -355,11 +354,7 @@ CudnnSdpa::CudnnSdpa(void* handle, const SdpaShape& sh, GemmDtype dtype) {
     throw std::invalid_argument("the fused attention runs in bf16 or fp16 (fp8/fp32 models: bf16 attention)");
   const cudnnDataType_t io = dtype == GemmDtype::kFp16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
   std::string tried;
-  // PLANSIM_HW_CUDNN_LOWERING=i starts at the i-th spelling (troubleshooting, hw/README.md).
-  size_t first = 0;
-  if (const char* v = std::getenv("PLANSIM_HW_CUDNN_LOWERING"); v != nullptr && *v != 0)
-    first = std::min<size_t>(std::strtoul(v, nullptr, 10), std::size(kLowerings) - 1);
-  for (size_t i = first; i < std::size(kLowerings); ++i) {
+  for (size_t i = 0; i < std::size(kLowerings); ++i) {
     const Lowering& l = kLowerings[i];
     auto impl = std::make_unique<Impl>(io, l);
     impl->shape = sh;

@@ -50,7 +50,9 @@ void read_rows(const YamlFile& file, const std::string& bench, const std::string
       const YAML::Node peak = r.get("peak_flops");
       if (peak && !peak.IsNull()) s.peak_flops = r.positive_double("peak_flops");
       s.pos = file.pos(row);
-      if (r.has("m") || r.has("n") || r.has("k")) {  // all three or none
+      const int given = int{r.has("m")} + int{r.has("n")} + int{r.has("k")};
+      if (given != 0 && given != 3) r.fail(row, "a gemm row gives its shape as m, n and k together, or none of them");
+      if (given == 3) {
         s.m = r.positive_double("m");
         s.n = r.positive_double("n");
         s.k = r.positive_double("k");

@@ -93,3 +93,13 @@ expect_stderr 'wrong_allreduce\.log:20:6: this row failed nccl-tests. correctnes
   "$plansim" calibrate "$n/wrong_allreduce.log"
 expect_stderr 'garbage_allreduce\.log:23:63: algbw must be a number' "$plansim" calibrate "$n/garbage_allreduce.log"
 expect_stderr 'failed_allreduce\.log:3: this run has no result rows' "$plansim" calibrate "$n/failed_allreduce.log"
+
+# The GEMM shape model (calib/gemm_shape_fit.hpp): the measured H200 benches fit it (the GPU from the device
+# name; the tables go where the profile does not), --gpu names the GPU, an unknown one is refused with the catalog's names, and a partial shape is an
+# error at its row.
+h200="$src/validate/measured/h200/data"
+expect_stdout '^  gemm_tile_latency: "' "$plansim" calibrate "$h200/gemm_bf16.json" "$h200/gemm_bf16_default.json"
+expect_stdout 'GEMM shape model, bf16 on H100-SXM-80GB' "$plansim" calibrate "$h200/gemm_bf16.json" --gpu H100-SXM-80GB -o "$tmp/p.yaml"
+expect_bad "$plansim" calibrate "$h200/gemm_bf16.json" --gpu H300
+expect_stderr "unknown GPU model 'H300' \(the catalog: A100-SXM-40GB, " "$plansim" calibrate "$h200/gemm_bf16.json" --gpu H300
+expect_stderr 'gemm_shape_partial\.json:1:[0-9]+: a gemm row gives its shape as m, n and k together' "$plansim" calibrate "$src/tests/data/bad/bench/gemm_shape_partial.json"

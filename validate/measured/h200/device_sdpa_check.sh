@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The third call on the lent H200 (README.md here): why `plansim-hw run`'s cuDNN attention hit an illegal
 # address once its graphs built, and the runs with the first spelling of the graph that runs clean.
+# It ran plansim-hw as of 35dd27e..4d54bd8, whose PLANSIM_HW_CUDNN_LOWERING=i started at the i-th spelling of
+# the graph (a debugging knob, removed since: the spellings are tried in order and the one used is printed).
 # Usage, from the repository root on the GPU machine: validate/measured/h200/device_sdpa_check.sh BIN_DIR OUT_DIR
 set -u
 bin=${1:?BIN_DIR}
