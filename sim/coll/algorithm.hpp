@@ -86,5 +86,9 @@ int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
 // Parent of each of 0..n-1 (-1 at the root) in tree `which` (0 or 1) of NCCL's double binary tree
 // (ncclGetBtree / ncclGetDtree shapes, algo_tree.cpp).
 std::vector<int> nccl_dtree_parents(int n, int which);
+// The trees a tree collective runs (algo_tree.cpp), as parent arrays over the group's ranks (-1 = a root),
+// one per equal share of the buffer: the double binary tree over the ranks (one tree for a rooted op), or
+// for an all-reduce across equal servers NCCL's: 2 trees over the servers x L chain orders inside them.
+std::vector<std::vector<int>> nccl_tree_parents(CollOp op, const GroupShape& g);
 
 }  // namespace plansim

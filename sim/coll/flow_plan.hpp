@@ -34,6 +34,9 @@ struct PlannedFlow {
   // NVLS); its chunk and fill are NVLS-Tree's (nvls_pipeline.hpp nvls_tree_*).
   int nvls_tree_levels = 0;
   int nvls_tree_nodes = 0;
+  // A tree all-reduce's flow (algo_tree.cpp): the call's bytes, for NCCL's tree bandwidth factors
+  // (NcclModelParams::tree_allreduce_efficiency, tree_size_correction); 0 = not one.
+  Bytes tree_allreduce_call_bytes;
 };
 
 struct PlannedPhase {

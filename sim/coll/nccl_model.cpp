@@ -42,6 +42,8 @@ NcclModelParams NcclModelParams::ideal() {
   m.device_latency_us = 0.0;
   m.launch_overhead_us = 0.0;
   m.ring_plateau_factor = 1.0;
+  m.tree_allreduce_efficiency = 1.0;
+  m.tree_size_correction = false;
   m.simple_slices_per_chunk = 0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
@@ -95,7 +97,31 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
   return Time::us(us);
 }
 
+double link_and_protocol_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+
+double tree_size_correction(Protocol p, Bytes call_bytes) {
+  // NCCL 2.19-2.28 src/graph/tuning.cc treeCorrectionFactor[protocol][log2i(nBytes >> 6)], 23 sizes.
+  static constexpr std::array<std::array<double, 23>, kNumProtocols> kFactor{{
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},  // LL
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},  // LL128
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},         // Simple
+  }};
+  auto units = static_cast<uint64_t>(std::max(0.0, call_bytes.value())) >> 6;
+  int log_size = 0;
+  while ((units >>= 1) > 0) ++log_size;
+  return log_size < 23 ? kFactor[static_cast<size_t>(p)][static_cast<size_t>(log_size)] : 1.0;
+}
+
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
+  double tree = 1.0;
+  if (f.tree_allreduce_call_bytes.value() > 0) {
+    tree = std::max(0.0, m.tree_allreduce_efficiency);
+    if (m.tree_size_correction) tree *= tree_size_correction(p, f.tree_allreduce_call_bytes);
+  }
+  return tree * link_and_protocol_efficiency(m, p, topo, f);
+}
+
+double link_and_protocol_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
   double link_eff = 1.0;
   if (f.in_switch) {
     link_eff = m.nvls_efficiency;

@@ -110,6 +110,13 @@ struct NcclModelParams {
   // x (minCompCap < 80 ? 1.9 : 1.4) ("Plateau effect of ring"): 1.4 on Ampere and Hopper, the GPUs plansim
   // ships (1.9, NCCL <= 2.18's factor for every GPU, is Volta's since 2.19).
   double ring_plateau_factor = 1.4;
+  // A tree all-reduce's bandwidth as NCCL's tuner states it (tuning.cc ncclTopoTuneModel, 2.19-2.28:
+  // "if (a == NCCL_ALGO_TREE && coll == ncclFuncAllReduce) busBw = std::min(busBw*.92, ...)"), and by size
+  // its treeCorrectionFactor ("Trees are not perfectly sticking to the model for medium sizes", the same
+  // file's ncclTopoGetAlgoTime: x 0.4-1.0 by protocol and log2(bytes / 64), 64 B to 256 MiB; a table NCCL
+  // measured on its own trees). tree_size_correction false: no size factor.
+  double tree_allreduce_efficiency = 0.92;
+  bool tree_size_correction = true;
   // Network steps (tuning.cc, NCCL 2.19-2.27 ncclTopoTuneModel): each inter-server step also pays the
   // transport's own latency (graph latencyInter, from the net plugin's properties: 0 for NCCL's IB and
   // socket plugins, set by plugins such as TCPX/EFA ones; a profile sets it per system), twice with
@@ -144,6 +151,8 @@ HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
 // Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+// NCCL's treeCorrectionFactor for a tree all-reduce of `call_bytes` (1 from 512 MiB up).
+double tree_size_correction(Protocol p, Bytes call_bytes);
 // Bytes the flow network moves for `f`: (payload + pipeline fill) / efficiency.
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 

@@ -114,9 +114,11 @@ TEST_CASE("lowering: a tree's first bytes pay the route latencies along its long
   const FlowPlan plan =
       reg.find("tree")->lower(LoweringContext{&topo, CollOp::all_reduce, test::first_gpus(n), MB(1.0), 0, 1});
   REQUIRE(plan.phases.size() == 1);
-  REQUIRE(plan.phases.front().flows.size() == 2);
-  for (int t = 0; t < 2; ++t) {
-    const std::vector<int> par = nccl_dtree_parents(n, t);
+  const auto sets = nccl_tree_parents(CollOp::all_reduce, LoweringContext{&topo, CollOp::all_reduce, test::first_gpus(n), MB(1.0), 0, 1}.shape());
+  REQUIRE(sets.size() == 8);  // 2 trees x 4 chain orders
+  REQUIRE(plan.phases.front().flows.size() == sets.size());
+  for (size_t t = 0; t < sets.size(); ++t) {
+    const std::vector<int>& par = sets[t];
     double deepest = 0, slowest = 0;
     int depth = 0;
     for (int r = 0; r < n; ++r) {
@@ -130,8 +132,45 @@ TEST_CASE("lowering: a tree's first bytes pay the route latencies along its long
       depth = std::max(depth, d);
     }
     INFO("tree " << t);
-    // Up to the root and down again; not depth x the slowest edge (the network's) each way.
-    CHECK(plan.phases.front().flows[static_cast<size_t>(t)].latency.micros() == Approx(2 * deepest));
+    // Up to the root and down again (3 chain hops + 1 network hop each way); not depth x the slowest
+    // edge (the network's) each way.
+    CHECK(plan.phases.front().flows[t].latency.micros() == Approx(2 * deepest));
+    CHECK(deepest == Approx(3 * 0.4 + 1.6));
     CHECK(2 * deepest < 2 * depth * slowest);
   }
+}
+
+TEST_CASE("lowering: a tree all-reduce across servers is NCCL's: a tree over the servers, a chain inside each", "[coll]") {
+  // 4 servers x 4 GPUs. For each of the 2 trees over the servers and each chain order k, the chain of
+  // server h is its local ranks k, k+1, ... (mod 4), the head (local k) hanging from the parent server's
+  // head of the same local index, so the 8 channels leave each server through 4 different GPUs.
+  const Topology topo = test::cluster_topology(4, 4, false);
+  const LoweringContext ctx{&topo, CollOp::all_reduce, test::first_gpus(16), MB(16.0), 0, 1};
+  const auto sets = nccl_tree_parents(CollOp::all_reduce, ctx.shape());
+  REQUIRE(sets.size() == 8);
+  std::vector<int> network_edges_from(16, 0);
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const int t = static_cast<int>(s) / 4, k = static_cast<int>(s) % 4;
+    const std::vector<int> server_parent = nccl_dtree_parents(4, t);
+    for (int r = 0; r < 16; ++r) {
+      const int h = r / 4, i = ((r % 4) - k + 4) % 4;  // position in its server's chain
+      const int p = sets[s][static_cast<size_t>(r)];
+      INFO("set " << s << " rank " << r);
+      if (i > 0) {
+        CHECK(p == h * 4 + (k + i - 1) % 4);
+      } else if (server_parent[static_cast<size_t>(h)] < 0) {
+        CHECK(p == -1);
+      } else {
+        CHECK(p == server_parent[static_cast<size_t>(h)] * 4 + k);
+        ++network_edges_from[static_cast<size_t>(r)];
+      }
+    }
+  }
+  // Every GPU heads some channels: no NIC carries all the network traffic (a flat tree over the 16
+  // ranks sent it all through ranks 0, 4, 8 and 12 ... of its few cross-server edges).
+  for (int r = 0; r < 16; ++r) CHECK(network_edges_from[static_cast<size_t>(r)] >= 1);
+  // Each set carries S / 8, up and down every edge: 2 x 15 edges' routes per flow.
+  const FlowPlan plan = make_default_registry().find("tree")->lower(ctx);
+  for (const auto& f : plan.phases.front().flows) CHECK(f.bytes.value() == Approx(MB(16.0).value() / 8));
+  CHECK(plan.phases.front().flows.front().pipeline_steps == 2 * (3 + 2));  // chain of 4, 2 server levels
 }

@@ -154,8 +154,9 @@ TEST_CASE("scale: a 16,384-GPU all-reduce costs flows in proportion to GPUs, not
     size_t link_entries = 0;
     for (const auto& ph : c.plan.phases)
       for (const auto& f : ph.flows) link_entries += f.links.size();
-    // Each GPU's hops appear a bounded number of times (channels x phases x route length).
-    CHECK(link_entries <= static_cast<size_t>(64) * n);
+    // Each GPU's hops appear a bounded number of times (channels x phases x route length); the most is
+    // the tree's: 2 trees x 8 chain orders, each edge up and down, routes of 2 (NVLink) to 6 links.
+    CHECK(link_entries <= static_cast<size_t>(128) * n);
     uint64_t flows = 0;
     CHECK(run_seconds(topo, call, m, &flows) > 0);
     CHECK(flows == c.plan.num_flows());

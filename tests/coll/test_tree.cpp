@@ -1,0 +1,104 @@
+// NCCL's tree all-reduce across servers (algo_tree.cpp): a double binary tree over the servers with a chain
+// inside each, one chain order per local GPU so that every NIC carries tree traffic; and NCCL's tree
+// bandwidth factors (nccl_model.hpp tree_allreduce_efficiency, tree_size_correction).
+#include <catch2/catch.hpp>
+
+#include "sim/coll/collective_runner.hpp"
+#include "sim/coll/nccl_model.hpp"
+#include "sim/net/flow_network.hpp"
+#include "coll_fixtures.hpp"
+
+using namespace plansim;
+
+namespace {
+
+// `hosts` servers of `per_host` GPUs on one NVSwitch each; every GPU has its own NIC (rail-style, as a
+// DGX), all NICs on one leaf. NVLink is made fast enough never to bind.
+Topology one_nic_per_gpu(int hosts, int per_host, Rate nic) {
+  TopologyBuilder b("rails");
+  b.set_num_hosts(hosts);
+  const NodeId leaf = b.add_node(NodeKind::leaf_switch, "leaf");
+  for (int h = 0; h < hosts; ++h) {
+    const NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw" + std::to_string(h), h);
+    for (int i = 0; i < per_host; ++i) {
+      const std::string tag = std::to_string(h) + "_" + std::to_string(i);
+      const NodeId g = b.add_node(NodeKind::gpu, "g" + tag, h, i);
+      const NodeId n = b.add_node(NodeKind::nic, "nic" + tag, h, i);
+      b.add_duplex(g, sw, LinkKind::nvlink, GBps(100000), Time::zero());
+      b.add_duplex(g, n, LinkKind::pcie, GBps(100000), Time::zero());
+      b.add_duplex(n, leaf, LinkKind::infiniband, nic, Time::zero());
+      b.set_nic(g, n);
+    }
+  }
+  return std::move(b).build();
+}
+
+double tree_seconds(const Topology& topo, int n, double bytes, const NcclModelParams& m, const char* proto = "Simple") {
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, m);
+  double t = -1;
+  runner.start(CollectiveCall{CollOp::all_reduce, test::first_gpus(n), Bytes(bytes), 0, "tree", proto},
+               [&](const CollectiveResult& r) { t = (r.end - r.start).seconds(); });
+  sim.run();
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("tree: across 2 servers each NIC carries its chain order's two trees once each way: t = S / (L x B)",
+          "[coll][tree]") {
+  // Tree 0 roots at server 0, tree 1 (mirrored) at server 1; order k's flows cross on GPU k's NICs, each
+  // once per direction, so each flow gets B / 2 and moves S / 2L. A flat tree over the 8 ranks sent all
+  // its cross-server edges through a few GPUs' NICs.
+  const int L = 4;
+  const Rate B = GBps(50);
+  const double S = 1e9;
+  const Topology topo = one_nic_per_gpu(2, L, B);
+  CHECK(tree_seconds(topo, 2 * L, S, NcclModelParams::ideal()) == Approx(S / (L * B.value())).epsilon(1e-9));
+}
+
+TEST_CASE("tree: across 4 servers an inner server's NIC carries one tree 3 times and the other once: t = 2S / (L x B)",
+          "[coll][tree]") {
+  // Over 4 servers tree 0 is 0 <- 2 <- {1, 3} and tree 1 its mirror 3 <- 1 <- {2, 0}: server 2's NIC k sends
+  // tree 0's order-k flow up once and down to 2 children, and tree 1's once (a leaf there): 4 shares of
+  // B, so each flow moves S / 2L at B / 4 (algbw L x B / 2, about a ring's L x B x n / 2(n - 1)).
+  const int L = 4;
+  const Rate B = GBps(50);
+  const double S = 1e9;
+  const Topology topo = one_nic_per_gpu(4, L, B);
+  CHECK(tree_seconds(topo, 4 * L, S, NcclModelParams::ideal()) == Approx(2 * S / (L * B.value())).epsilon(1e-9));
+}
+
+TEST_CASE("tree: NCCL's treeCorrectionFactor by protocol and log2(bytes / 64), 1 from 512 MiB", "[coll][tree]") {
+  CHECK(tree_size_correction(Protocol::simple, Bytes(8)) == 0.9);            // log2i(0) = 0
+  CHECK(tree_size_correction(Protocol::ll128, Bytes(127)) == 1.0);           // 127 >> 6 = 1: index 0
+  CHECK(tree_size_correction(Protocol::ll, Bytes(64.0 * 4096)) == 0.4);      // index 12
+  CHECK(tree_size_correction(Protocol::simple, Bytes(1048576)) == 0.5);      // 2^14 units: index 14
+  CHECK(tree_size_correction(Protocol::ll128, Bytes(1048576)) == 0.6);
+  CHECK(tree_size_correction(Protocol::simple, Bytes(256.0 * 1048576)) == 0.9);  // index 22, the last
+  CHECK(tree_size_correction(Protocol::simple, Bytes(512.0 * 1048576)) == 1.0);  // past the table
+}
+
+TEST_CASE("tree: an all-reduce's bandwidth is x 0.92 x the size correction; other ops and algorithms are not", "[coll][tree]") {
+  const Topology topo = one_nic_per_gpu(2, 4, GBps(50));
+  NcclModelParams m = NcclModelParams::ideal();
+  const double S = 1048576;  // Simple's factor 0.5 here
+  const double plain = tree_seconds(topo, 8, S, m);
+  m.tree_allreduce_efficiency = 0.92;
+  CHECK(tree_seconds(topo, 8, S, m) == Approx(plain / 0.92).epsilon(1e-5));
+  m.tree_size_correction = true;
+  CHECK(tree_seconds(topo, 8, S, m) == Approx(plain / (0.92 * 0.5)).epsilon(1e-5));
+  // A ring all-reduce of the same call is untouched.
+  auto ring = [&](const NcclModelParams& p) {
+    Simulation sim;
+    FlowNetwork net(sim, topo);
+    CollectiveRunner runner(net, p);
+    double t = -1;
+    runner.start(CollectiveCall{CollOp::all_reduce, test::first_gpus(8), Bytes(S), 0, "ring", "Simple"},
+                 [&](const CollectiveResult& r) { t = (r.end - r.start).seconds(); });
+    sim.run();
+    return t;
+  };
+  CHECK(ring(m) == Approx(ring(NcclModelParams::ideal())).epsilon(1e-12));
+}
