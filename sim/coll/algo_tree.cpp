@@ -138,9 +138,16 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
         const int p = par[static_cast<size_t>(r)];
         if (p < 0) continue;
         const GpuId a = ctx.ranks[static_cast<size_t>(r)], b = ctx.ranks[static_cast<size_t>(p)];
-        if (ctx.op != CollOp::broadcast) append_route(*ctx.topo, a, b, f.links);
+        if (ctx.op != CollOp::broadcast) {  // the route up, read once for its links and its latency
+          const size_t first = f.links.size();
+          append_route(*ctx.topo, a, b, f.links);
+          Time lat = Time::zero();
+          for (size_t i = first; i < f.links.size(); ++i) lat += ctx.topo->link(f.links[i]).latency;
+          edge[static_cast<size_t>(r)] = lat;
+        } else {
+          edge[static_cast<size_t>(r)] = route_latency(*ctx.topo, a, b);
+        }
         if (ctx.op != CollOp::reduce) append_route(*ctx.topo, b, a, f.links);
-        edge[static_cast<size_t>(r)] = route_latency(*ctx.topo, a, b);
         ++children[static_cast<size_t>(p)];
       }
       // The first bytes cross the tree along its longest root path (up, and down again for an

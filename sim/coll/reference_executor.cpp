@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <unordered_set>
 
 namespace plansim {
 namespace {
@@ -125,19 +126,18 @@ std::vector<double> bytes_sent_per_participant(const ChunkSchedule& s, double to
 }
 
 std::vector<std::vector<int>> GroupShape::uniform_hosts() const {
-  std::vector<int> order;
+  // O(n): a rank's host is the current one, or one never seen (else the hosts are not contiguous).
+  std::unordered_set<int> seen;
   std::vector<std::vector<int>> groups;
+  int current = 0;
   for (int r = 0; r < n; ++r) {
     const int h = host_of_rank[static_cast<size_t>(r)];
-    size_t i = 0;
-    while (i < order.size() && order[i] != h) ++i;
-    if (i == order.size()) {
-      order.push_back(h);
+    if (groups.empty() || h != current) {
+      if (!seen.insert(h).second) return {};  // not contiguous
+      current = h;
       groups.emplace_back();
-    } else if (i + 1 != order.size()) {
-      return {};  // not contiguous
     }
-    groups[i].push_back(r);
+    groups.back().push_back(r);
   }
   for (const auto& g : groups)
     if (g.size() != groups.front().size()) return {};
