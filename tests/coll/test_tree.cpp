@@ -46,16 +46,21 @@ double tree_seconds(const Topology& topo, int n, double bytes, const NcclModelPa
 
 }  // namespace
 
+// Seconds of an ideal-model tree all-reduce of 1 GB over `hosts` servers of 4 GPUs, each with a 50 GB/s NIC,
+// in units of S / (L x B).
+static double tree_time_in_S_over_LB(int hosts) {
+  const int L = 4;
+  const Rate B = GBps(50);
+  const double S = 1e9;
+  return tree_seconds(one_nic_per_gpu(hosts, L, B), hosts * L, S, NcclModelParams::ideal()) / (S / (L * B.value()));
+}
+
 TEST_CASE("tree: across 2 servers each NIC carries its chain order's two trees once each way: t = S / (L x B)",
           "[coll][tree]") {
   // Tree 0 roots at server 0, tree 1 (mirrored) at server 1; order k's flows cross on GPU k's NICs, each
   // once per direction, so each flow gets B / 2 and moves S / 2L. A flat tree over the 8 ranks sent all
   // its cross-server edges through a few GPUs' NICs.
-  const int L = 4;
-  const Rate B = GBps(50);
-  const double S = 1e9;
-  const Topology topo = one_nic_per_gpu(2, L, B);
-  CHECK(tree_seconds(topo, 2 * L, S, NcclModelParams::ideal()) == Approx(S / (L * B.value())).epsilon(1e-9));
+  CHECK(tree_time_in_S_over_LB(2) == Approx(1.0).epsilon(1e-9));
 }
 
 TEST_CASE("tree: across 4 servers an inner server's NIC carries one tree 3 times and the other once: t = 2S / (L x B)",
@@ -63,11 +68,7 @@ TEST_CASE("tree: across 4 servers an inner server's NIC carries one tree 3 times
   // Over 4 servers tree 0 is 0 <- 2 <- {1, 3} and tree 1 its mirror 3 <- 1 <- {2, 0}: server 2's NIC k sends
   // tree 0's order-k flow up once and down to 2 children, and tree 1's once (a leaf there): 4 shares of
   // B, so each flow moves S / 2L at B / 4 (algbw L x B / 2, about a ring's L x B x n / 2(n - 1)).
-  const int L = 4;
-  const Rate B = GBps(50);
-  const double S = 1e9;
-  const Topology topo = one_nic_per_gpu(4, L, B);
-  CHECK(tree_seconds(topo, 4 * L, S, NcclModelParams::ideal()) == Approx(2 * S / (L * B.value())).epsilon(1e-9));
+  CHECK(tree_time_in_S_over_LB(4) == Approx(2.0).epsilon(1e-9));
 }
 
 TEST_CASE("tree: NCCL's treeCorrectionFactor by protocol and log2(bytes / 64), 1 from 512 MiB", "[coll][tree]") {
