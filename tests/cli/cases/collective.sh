@@ -66,3 +66,11 @@ expect_stdout '^== .*synthetic_all_reduce\.json:12:3 all_reduce \(its rows. op\)
   "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100"
 expect_stderr '^--op: a plansim-hw bench file names its op and ranks' \
   "$plansim" collective --compare "$src/tests/data/calibrate/synthetic_all_reduce.json" --topology "$h100" --op all_reduce
+# Across servers, out of sample (no profile was fitted on them): the 3x8 A100 nccl-tests peak (4 HDR per server)
+# and NVIDIA's DGX A100 ring statement (8 HDR per server) are within issue 12's 15 % at >= 1 MiB. Both are
+# A100 points from one profile: a gate on the model across servers, not a fit.
+for tbl in nccltests_a100_3node_hdr nvidia_dgx_a100_8hdr_statement; do
+  err=$("$plansim" collective --compare "$src/validate/nccl/$tbl.yaml" | sed -n 's/^  mean |error|: >= 1 MiB \([0-9.]*\) %.*/\1/p')
+  if [ -n "$err" ] && awk -v e="$err" 'BEGIN { exit !(e <= 15) }'; then passes=$((passes + 1));
+  else echo "FAIL: $tbl: mean |busbw error| at >= 1 MiB '$err' % (want <= 15)"; fails=$((fails + 1)); fi
+done
