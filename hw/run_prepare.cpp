@@ -24,8 +24,7 @@ GemmDtype gemm_dtype_of(DType d) {
 
 std::vector<std::string> run_overrides(const RunArgs& args) {
   std::vector<std::string> out = args.sets;
-  if (args.scale_layers > 0) out.push_back(fmt::format("model.layers={}", args.scale_layers));
-  if (args.scale_batch > 0) out.push_back(fmt::format("training.global_batch={}", args.scale_batch));
+  for (std::string& s : scale_overrides(args.scale_layers, args.scale_batch)) out.push_back(std::move(s));
   return out;
 }
 

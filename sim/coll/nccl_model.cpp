@@ -97,7 +97,27 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
   return Time::us(us);
 }
 
-double link_and_protocol_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
+namespace {
+// The flow's link kind's efficiency (its slowest link; NVLS flows: nvls_efficiency) x the protocol's.
+double link_and_protocol_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
+  double link_eff = 1.0;
+  if (f.in_switch) {
+    link_eff = m.nvls_efficiency;
+  } else if (!f.links.empty()) {
+    const Link* slowest = &topo.link(f.links.front());
+    for (LinkId l : f.links)
+      if (topo.link(l).bandwidth < slowest->bandwidth) slowest = &topo.link(l);
+    switch (slowest->kind) {
+      case LinkKind::nvlink: link_eff = m.nvlink_efficiency; break;
+      case LinkKind::pcie: link_eff = m.pcie_efficiency; break;
+      case LinkKind::infiniband:
+      case LinkKind::ethernet: link_eff = m.network_efficiency; break;
+      case LinkKind::other: link_eff = m.other_efficiency; break;
+    }
+  }
+  return link_eff * m.protocol_efficiency[static_cast<size_t>(p)];
+}
+}  // namespace
 
 double tree_size_correction(Protocol p, Bytes call_bytes) {
   // NCCL 2.19-2.28 src/graph/tuning.cc treeCorrectionFactor[protocol][log2i(nBytes >> 6)], 23 sizes.
@@ -119,25 +139,6 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
     if (m.tree_size_correction) tree *= tree_size_correction(p, f.tree_allreduce_call_bytes);
   }
   return tree * link_and_protocol_efficiency(m, p, topo, f);
-}
-
-double link_and_protocol_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {
-  double link_eff = 1.0;
-  if (f.in_switch) {
-    link_eff = m.nvls_efficiency;
-  } else if (!f.links.empty()) {
-    const Link* slowest = &topo.link(f.links.front());
-    for (LinkId l : f.links)
-      if (topo.link(l).bandwidth < slowest->bandwidth) slowest = &topo.link(l);
-    switch (slowest->kind) {
-      case LinkKind::nvlink: link_eff = m.nvlink_efficiency; break;
-      case LinkKind::pcie: link_eff = m.pcie_efficiency; break;
-      case LinkKind::infiniband:
-      case LinkKind::ethernet: link_eff = m.network_efficiency; break;
-      case LinkKind::other: link_eff = m.other_efficiency; break;
-    }
-  }
-  return link_eff * m.protocol_efficiency[static_cast<size_t>(p)];
 }
 
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f) {

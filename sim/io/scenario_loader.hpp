@@ -32,6 +32,10 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& name,
 // For `sweep`: a file failing these is bad input (exit 2), not a table of invalid points.
 void check_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides);
 
+// The overrides of `--scale-layers N` / `--scale-batch N` (plansim run and plansim-hw run take both):
+// "model.layers=N", "training.global_batch=N"; a value of 0 adds nothing.
+std::vector<std::string> scale_overrides(int layers, int global_batch);
+
 // Every key path the schema knows ("model.layers", "training.overlap.grad_reduce", ...).
 const std::vector<std::string>& scenario_key_paths();
 

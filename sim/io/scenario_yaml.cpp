@@ -404,6 +404,13 @@ void check_scenario_file(const std::filesystem::path& path, const std::vector<st
   check_keys(f, root, "", "the scenario");
 }
 
+std::vector<std::string> scale_overrides(int layers, int global_batch) {
+  std::vector<std::string> out;
+  if (layers > 0) out.push_back(fmt::format("model.layers={}", layers));
+  if (global_batch > 0) out.push_back(fmt::format("training.global_batch={}", global_batch));
+  return out;
+}
+
 LoadedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
   return read(YamlFile::load(path), overrides, nullptr);
 }
