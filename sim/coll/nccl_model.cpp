@@ -91,10 +91,28 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
     if (c == LatencyClass::ring) intra_lat = std::max(intra_lat, std::max(0.0, m.net_overhead_us) * (simple ? 3 : 1));
   }
   const double rounds = latency_rounds(m, p, plan, intra);
-  double us = std::max(0.0, m.base_latency_us[ci][pi]) + rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
-  if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) us *= m.ring_plateau_factor;
+  double steps_us = rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
+  double us = std::max(0.0, m.base_latency_us[ci][pi]) + steps_us;
+  if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) {
+    us *= m.ring_plateau_factor;
+    steps_us *= m.ring_plateau_factor;
+  }
+  // NCCL's per-step hop latency (hwLat) is what a step costs over its hop, wire included; the phases
+  // also charge their flows' route latency (the topology's link latencies). Each hop is paid once: the
+  // larger of the two, so the route's part already inside the steps' latency is not added again.
+  us -= std::min(steps_us, plan_route_latency(plan).micros());
   us += m.device_latency_us;
   return Time::us(us);
+}
+
+Time plan_route_latency(const FlowPlan& plan) {
+  Time total = Time::zero();
+  for (const auto& ph : plan.phases) {
+    Time longest = Time::zero();
+    for (const auto& f : ph.flows) longest = std::max(longest, f.latency);
+    total += longest;
+  }
+  return total;
 }
 
 namespace {

@@ -147,8 +147,12 @@ bool protocol_on_by_default(Protocol p, HwKind intra);
 HwKind intra_hw_kind(const Topology& topo, std::span<const GpuId> ranks);
 
 // Latency of one call: base + rounds x (steps x per-step latency) (+ device latency), rounds from
-// latency_rounds (nccl_channels.hpp: 1 except for a Simple ring, which pays it per slice of each loop).
+// latency_rounds (nccl_channels.hpp: 1 except for a Simple ring, which pays it per slice of each loop),
+// less the plan's route latency up to the steps' part: the phases charge the route (plan_route_latency),
+// and NCCL's per-step latency already stands for its hops, so a call pays max(steps, route), not both.
 Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, const FlowPlan& plan, HwKind intra);
+// Route latency the phases of `plan` charge: per phase its slowest flow's latency, summed.
+Time plan_route_latency(const FlowPlan& plan);
 // Efficiency applied to a flow's bytes (wire bytes = bytes / efficiency).
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 // NCCL's treeCorrectionFactor for a tree all-reduce of `call_bytes` (1 from 512 MiB up).

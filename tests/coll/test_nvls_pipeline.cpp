@@ -50,14 +50,15 @@ TEST_CASE("nvls pipeline closed form: t = latency + (S + (stages-1) x min(S, loo
   m.nvls_chunk_bytes = 128 * kKiB;
   m.hw_latency_us[0][2][2] = 25.0;  // NVLink, NVLS, Simple: one step
   // A payload byte costs a GPU's link 1 + 1/8 bytes each way (algo_nvls.cpp: the head's load and store).
-  const double rate = 450e9 / (1.0 + 1.0 / 8), hops = 400e-9, lat = 25e-6;
+  // The two 200 ns hops are inside NVLS's 25 us step latency (a call pays max(steps, route): nccl_model.hpp).
+  const double rate = 450e9 / (1.0 + 1.0 / 8), lat = 25e-6;
   // 4 MiB: chunk 16 KiB, loop 2 MiB: two loops of fill.
-  CHECK(nvls_seconds(topo, 8, 4 * kMiB, m) == Approx(lat + (4 * kMiB + 2 * 2 * kMiB) / rate + hops).epsilon(1e-6));
+  CHECK(nvls_seconds(topo, 8, 4 * kMiB, m) == Approx(lat + (4 * kMiB + 2 * 2 * kMiB) / rate).epsilon(1e-6));
   // 512 KiB, less than a loop: each stage holds the whole call, 3 x S.
-  CHECK(nvls_seconds(topo, 8, 512 * kKiB, m) == Approx(lat + 3 * 512 * kKiB / rate + hops).epsilon(1e-6));
+  CHECK(nvls_seconds(topo, 8, 512 * kKiB, m) == Approx(lat + 3 * 512 * kKiB / rate).epsilon(1e-6));
   // 2 GiB: chunk 128 KiB, loop 16 MiB.
-  CHECK(nvls_seconds(topo, 8, 2048 * kMiB, m) == Approx(lat + (2048 * kMiB + 2 * 16 * kMiB) / rate + hops).epsilon(1e-6));
+  CHECK(nvls_seconds(topo, 8, 2048 * kMiB, m) == Approx(lat + (2048 * kMiB + 2 * 16 * kMiB) / rate).epsilon(1e-6));
   // Efficiency scales the fill with the payload.
   m.nvls_efficiency = 0.6;
-  CHECK(nvls_seconds(topo, 8, 4 * kMiB, m) == Approx(lat + (8 * kMiB) / (0.6 * rate) + hops).epsilon(1e-6));
+  CHECK(nvls_seconds(topo, 8, 4 * kMiB, m) == Approx(lat + (8 * kMiB) / (0.6 * rate)).epsilon(1e-6));
 }
