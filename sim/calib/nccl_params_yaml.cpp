@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace plansim::calib {
 namespace {
 
 const char* kProtoNames[] = {"LL", "LL128", "Simple"};
-const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree"};
+const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree", "collnet"};
+static_assert(std::size(kClassNames) == kNumLatencyClasses);
 const char* kHwNames[] = {"nvlink", "pci", "net"};
 
 std::string per_proto(const NcclModelParams::PerProto& v) { return fmt::format("[{}, {}, {}]", v[0], v[1], v[2]); }

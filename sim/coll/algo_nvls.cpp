@@ -25,7 +25,7 @@ std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const G
   if (ranks.empty()) return out;
   for (LinkId l : topo.out_links(topo.gpu_node(ranks.front()))) {
     const Node& sw = topo.node(topo.link(l).dst);
-    if (sw.kind != NodeKind::nvswitch || !sw.nvls) continue;
+    if (sw.kind != NodeKind::nvswitch || !sw.in_switch_reduction) continue;
     bool all = true;
     for (GpuId g : ranks) {
       bool found = false;
@@ -35,6 +35,29 @@ std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const G
     if (all && (out.empty() || out.back() != sw.id)) out.push_back(sw.id);
   }
   return out;
+}
+
+void append_nvls_flows(const Topology& topo, std::span<const GpuId> members, Bytes call, std::vector<PlannedFlow>& out) {
+  const auto sws = common_nvls_switches(topo, members);
+  PLANSIM_ASSERT(!sws.empty(), "NVLS flows for GPUs without a common NVLS switch");
+  const double m = static_cast<double>(members.size());
+  const Bytes share = Bytes(call.value() * (1.0 + 1.0 / m) / static_cast<double>(sws.size()));
+  for (GpuId g : members)
+    for (NodeId sw : sws) {
+      PlannedFlow f;
+      const NodeId gn = topo.gpu_node(g);
+      auto up = topo.route(gn, sw);
+      f.links.assign(up.begin(), up.end());
+      auto down = topo.route(sw, gn);
+      f.links.insert(f.links.end(), down.begin(), down.end());
+      for (LinkId l : f.links) f.latency += topo.link(l).latency;
+      f.bytes = share;
+      f.in_switch = true;
+      // NCCL's NVLS pipeline (nvls_pipeline.hpp): one head per member, fill by its chunking.
+      f.nvls_heads = static_cast<int>(members.size());
+      f.nvls_call_bytes = call;  // fill: the call's, x this flow's bytes / the call's
+      out.push_back(std::move(f));
+    }
 }
 
 namespace {
@@ -47,6 +70,7 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   }
   bool supports(CollOp op) const override { return op == CollOp::all_reduce; }
   LatencyClass latency_class() const override { return LatencyClass::nvls; }
+  std::string_view requirement() const override { return kNvlsRequirement; }
   bool applicable(CollOp op, const Topology& topo, std::span<const GpuId> ranks) const override {
     return supports(op) && ranks.size() >= kMinNvlsGpus && !common_nvls_switches(topo, ranks).empty();
   }
@@ -71,28 +95,8 @@ class NvlsAlgorithm final : public CollectiveAlgorithm {
   FlowPlan lower(const LoweringContext& ctx) const override {
     FlowPlan plan;
     if (ctx.n() <= 1) return plan;
-    const auto sws = common_nvls_switches(*ctx.topo, ctx.ranks);
-    PLANSIM_ASSERT(!sws.empty(), "nvls lowered on a group without a common NVLS switch");
     PlannedPhase ph;
-    // Per GPU and direction: S (buffer read by the heads / multicast copies) + S/n (its head's load / store).
-    const double per_gpu = ctx.bytes.value() * (1.0 + 1.0 / ctx.n());
-    const Bytes share = Bytes(per_gpu / static_cast<double>(sws.size()));
-    for (GpuId g : ctx.ranks)
-      for (NodeId sw : sws) {
-        PlannedFlow f;
-        const NodeId gn = ctx.topo->gpu_node(g);
-        auto up = ctx.topo->route(gn, sw);
-        f.links.assign(up.begin(), up.end());
-        auto down = ctx.topo->route(sw, gn);
-        f.links.insert(f.links.end(), down.begin(), down.end());
-        for (LinkId l : f.links) f.latency += ctx.topo->link(l).latency;
-        f.bytes = share;
-        f.in_switch = true;
-        // NCCL's NVLS pipeline (nvls_pipeline.hpp): one head per rank of the node, fill by its chunking.
-        f.nvls_heads = ctx.n();
-        f.nvls_call_bytes = ctx.bytes;  // fill: the call's, x this flow's bytes / the call's
-        ph.flows.push_back(std::move(f));
-      }
+    append_nvls_flows(*ctx.topo, ctx.ranks, ctx.bytes, ph.flows);
     plan.phases.push_back(std::move(ph));
     plan.steps_intra = 1;
     return plan;

@@ -132,23 +132,9 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
     for (int h = 0; h < H; ++h) {
       std::vector<GpuId> members;
       for (int r : hosts[static_cast<size_t>(h)]) members.push_back(ctx.ranks[static_cast<size_t>(r)]);
-      const auto sws = common_nvls_switches(*ctx.topo, members);
-      PLANSIM_ASSERT(!sws.empty(), "nvls_tree lowered on a server without a common NVLS switch");
-      const Bytes share = Bytes(S * (1.0 + 1.0 / L) / static_cast<double>(sws.size()));
-      for (GpuId g : members)
-        for (NodeId sw : sws) {
-          PlannedFlow f;
-          const NodeId gn = ctx.topo->gpu_node(g);
-          auto a = ctx.topo->route(gn, sw);
-          f.links.assign(a.begin(), a.end());
-          auto b = ctx.topo->route(sw, gn);
-          f.links.insert(f.links.end(), b.begin(), b.end());
-          for (LinkId l : f.links) f.latency += ctx.topo->link(l).latency;
-          f.bytes = share;
-          f.in_switch = true;
-          mark(f);
-          ph.flows.push_back(std::move(f));
-        }
+      const size_t first = ph.flows.size();
+      append_nvls_flows(*ctx.topo, members, ctx.bytes, ph.flows);
+      for (size_t i = first; i < ph.flows.size(); ++i) mark(ph.flows[i]);
     }
     // Across servers: per tree edge and local index, the child's head sends S / 2L up and gets S / 2L down.
     for (int t = 0; t < 2; ++t)

@@ -17,7 +17,7 @@
 namespace plansim {
 
 // Which of NCCL's latency families the algorithm's software/hardware latencies follow (nccl_model.hpp).
-enum class LatencyClass { ring, tree, nvls, nvls_tree };
+enum class LatencyClass { ring, tree, nvls, nvls_tree, collnet };
 
 struct LoweringContext {
   const Topology* topo = nullptr;
@@ -47,6 +47,8 @@ class CollectiveAlgorithm {
   // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, chain, direct, send_recv);
   // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
   [[nodiscard]] virtual bool in_auto() const { return true; }
+  // What a group needs for applicable() to hold, for the error when it is named and does not ("" = not stated).
+  [[nodiscard]] virtual std::string_view requirement() const { return ""; }
   // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
   [[nodiscard]] virtual bool shape_ok(const GroupShape& /*g*/) const { return true; }
 };

@@ -137,7 +137,7 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
 // the GPU spec; and, for NVLS / NVLS-Tree only, the switches next to the ranks and their NVLink domains.
 // (direct, the all-to-all's pairwise sends, is lowered like ring and tree: its expand reads the group
 // size and root only, the rest is lower_steps.)
-// So if (1) the candidates are among send_recv, ring, tree, direct, nvls and nvls_tree, with neither NVLS algorithm
+// So if (1) the candidates are among send_recv, ring, tree, direct, nvls, nvls_tree, collnet_direct and nvls_collnet, with none of the in-switch algorithms
 // applicable to either group, (2) ranks i and k are equal, and
 // share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
 // between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
@@ -156,10 +156,10 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
   for (const auto& alg : impl_->registry.all()) {
     if (!alg->in_auto() || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();
-    if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && name != "nvls" &&
-        name != "nvls_tree")
-      return false;
-    if ((name == "nvls" || name == "nvls_tree") &&
+    const bool in_switch =
+        name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
+    if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && !in_switch) return false;
+    if (in_switch &&
         (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
       return false;
   }

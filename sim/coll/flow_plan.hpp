@@ -37,6 +37,9 @@ struct PlannedFlow {
   // A tree all-reduce's flow (algo_tree.cpp): the call's bytes, for NCCL's tree bandwidth factors
   // (NcclModelParams::tree_allreduce_efficiency, tree_size_correction); 0 = not one.
   Bytes tree_allreduce_call_bytes;
+  // A CollNet flow (algo_collnet_direct.cpp): NCCL's CollNet bandwidth factor applies
+  // (NcclModelParams::collnet_efficiency).
+  bool collnet = false;
 };
 
 struct PlannedPhase {

@@ -44,6 +44,8 @@ NcclModelParams NcclModelParams::ideal() {
   m.ring_plateau_factor = 1.0;
   m.tree_allreduce_efficiency = 1.0;
   m.tree_size_correction = false;
+  m.collnet_efficiency = 1.0;
+  m.collnet_arity_latency_us = 0.0;
   m.simple_slices_per_chunk = 0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
@@ -92,6 +94,8 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
   }
   const double rounds = latency_rounds(m, p, plan, intra);
   double steps_us = rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
+  if (c == LatencyClass::collnet && plan.nnodes > 0)  // scatter and gather serialise over the local ranks
+    steps_us += 2.0 * std::max(0, plan.nranks / plan.nnodes - 1) * std::max(0.0, m.collnet_arity_latency_us);
   double us = std::max(0.0, m.base_latency_us[ci][pi]) + steps_us;
   if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) {
     us *= m.ring_plateau_factor;
@@ -156,6 +160,7 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
     tree = std::max(0.0, m.tree_allreduce_efficiency);
     if (m.tree_size_correction) tree *= tree_size_correction(p, f.tree_allreduce_call_bytes);
   }
+  if (f.collnet) tree *= std::max(0.0, m.collnet_efficiency);
   return tree * link_and_protocol_efficiency(m, p, topo, f);
 }
 

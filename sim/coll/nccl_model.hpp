@@ -42,22 +42,30 @@ const char* to_string(Protocol p);  // "LL", "LL128", "Simple"
 std::optional<Protocol> protocol_from_string(const std::string& s);  // case-insensitive
 
 enum class HwKind { nvlink = 0, pci = 1, net = 2 };
-inline constexpr int kNumLatencyClasses = 4;  // LatencyClass: ring, tree, nvls, nvls_tree
+inline constexpr int kNumLatencyClasses = 5;  // LatencyClass: ring, tree, nvls, nvls_tree, collnet
 
 struct NcclModelParams {
   using PerProto = std::array<double, kNumProtocols>;       // LL, LL128, Simple
-  using PerClass = std::array<PerProto, kNumLatencyClasses>;  // ring, tree, nvls, nvls_tree
+  using PerClass = std::array<PerProto, kNumLatencyClasses>;  // ring, tree, nvls, nvls_tree, collnet
 
   // Latencies in microseconds. Defaults: NVIDIA/nccl src/graph/tuning.cc (2.19-era tables; NCCL's
   // Ring/Tree/NVLS rows). A negative entry disables the protocol for that class (NVLS is Simple-only).
   // NVLS-Tree's row is tuning.cc's NVLSTree one (NCCL 2.19-2.20, NVIDIA/nccl b6475625: baseLat 0,
   // hwLat NVLink 23, network 14 us, Simple only), charged as intraLat + 2 log2i(nNodes) x interLat.
-  PerClass base_latency_us{{{6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}}};
+  // CollNet's is tuning.cc's CollNetDirect row (2.19-2.27: baseLat 0, hwLat NVLink and PCI 3.7, network
+  // 31 us, Simple only), charged as 2 (min(1, ppn - 1) intraLat + (ppn - 1) x collnet_arity_latency_us) +
+  // interLat.
+  PerClass base_latency_us{{{6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}}};
   std::array<PerClass, 3> hw_latency_us{{
-      {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {-1, -1, 25.0}, {-1, -1, 23.0}}},   // NVLink
-      {{{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {-1, -1, 0.0}, {-1, -1, 0.0}}},      // PCI
-      {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {-1, -1, 18.0}, {-1, -1, 14.0}}},  // network
+      {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {-1, -1, 25.0}, {-1, -1, 23.0}, {-1, -1, 3.7}}},   // NVLink
+      {{{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 3.7}}},      // PCI
+      {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {-1, -1, 18.0}, {-1, -1, 14.0}, {-1, -1, 31.0}}},  // network
   }};
+  // CollNet Direct (tuning.cc 2.19-2.27): "Add 0.4 us arity serialization latency" per local rank beyond
+  // the first, twice (scatter and gather); and its all-reduce bandwidth x 0.85 from compute capability 9.0
+  // ("if (minCompCap >= 90) busBw *= .85"; the defaults are Hopper's: an Ampere profile sets 1).
+  double collnet_arity_latency_us = 0.4;
+  double collnet_efficiency = 0.85;
   PerProto protocol_efficiency{0.25, 0.92, 1.0};
   double nvlink_efficiency = 0.82;   // 370 / 450 GB/s (H100, issue 212)
   double pcie_efficiency = 0.80;

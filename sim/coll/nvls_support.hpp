@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/coll/flow_plan.hpp"
 #include "sim/core/ids.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -13,6 +14,12 @@ namespace plansim {
 
 // NVLS-capable switches directly connected to every GPU of `ranks`, in node-id order (algo_nvls.cpp).
 std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const GpuId> ranks);
+
+// The flows of one NVLS all-reduce of `call` bytes among `members` (sharing an NVLS switch): per GPU and
+// direction S + S/m (its buffer read by the m heads / the multicast copies, plus its head's load / store),
+// spread evenly over the common switches, as in-switch flows with NCCL's NVLS pipeline for m heads
+// (algo_nvls.cpp; used by nvls, nvls_tree and nvls_collnet).
+void append_nvls_flows(const Topology& topo, std::span<const GpuId> members, Bytes call, std::vector<PlannedFlow>& out);
 
 inline constexpr size_t kMinNvlsGpus = 3;
 inline constexpr const char* kNvlsRequirement =

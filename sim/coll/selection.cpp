@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/coll/nvls_support.hpp"
 #include "sim/core/error.hpp"
 
 namespace plansim {
@@ -38,7 +37,7 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
       throw ConfigError(pos, fmt::format("unknown algorithm '{}' (known: auto, {})", call.algorithm,
                                          fmt::join(reg.names(), ", ")));
     if (!a->applicable(call.op, topo, call.ranks)) {
-      const std::string_view need = a->supports(call.op) && a->name() == "nvls" ? kNvlsRequirement : "";
+      const std::string_view need = a->supports(call.op) ? a->requirement() : "";
       throw ConfigError(pos, fmt::format("algorithm '{}' cannot run {} on this group of {} GPUs{}{}", call.algorithm,
                                          to_string(call.op), call.ranks.size(), need.empty() ? "" : ": it needs ",
                                          need));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "sim/io/profile_yaml_internal.hpp"
 #include "sim/io/yaml_reader.hpp"
 
@@ -25,8 +27,9 @@ void read_per_proto(const YamlFile& f, const YAML::Node& n, const std::string& k
 
 void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& what, NcclModelParams::PerClass& out) {
   MapReader m(f, n, what);
-  const char* names[] = {"ring", "tree", "nvls", "nvls_tree"};
-  for (size_t c = 0; c < 4; ++c)
+  const char* names[] = {"ring", "tree", "nvls", "nvls_tree", "collnet"};
+  static_assert(std::size(names) == kNumLatencyClasses);
+  for (size_t c = 0; c < std::size(names); ++c)
     if (YAML::Node v = m.get(names[c])) read_per_proto(f, v, names[c], out[c]);
   m.finish();
 }

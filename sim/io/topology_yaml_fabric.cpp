@@ -32,6 +32,10 @@ FabricSpec read_fabric(const YamlFile& file, const YAML::Node& fabric, const YAM
     return f;
   }
   if (nics.count == 0) m.fail(m.get("kind"), fmt::format("a '{}' fabric needs NICs: add node.nics", kind));
+  // In-network reduction (NCCL's CollNet over the SHARP plugin): InfiniBand switches only.
+  f.sharp = m.optional<bool>("sharp", false);
+  if (f.sharp && nics.kind != LinkKind::infiniband)
+    m.fail(m.get("sharp"), "'sharp: true' needs InfiniBand NICs (SHARP reduces in InfiniBand switches)");
   // Equal-cost path choice; default: by the NICs' link kind (InfiniBand destination, Ethernet hash).
   if (m.get("load_balance")) {
     const std::string lb = m.choice("load_balance", {"destination", "flow_hash"});

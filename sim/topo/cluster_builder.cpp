@@ -91,7 +91,7 @@ void add_fabric(TopologyBuilder& b, const ClusterSpec& spec, const std::vector<s
   };
   const int num_leaves = leaf_of(servers - 1, nic.count - 1) + 1;
   std::vector<NodeId> leaves;
-  for (int l = 0; l < num_leaves; ++l) leaves.push_back(b.add_node(NodeKind::leaf_switch, fmt::format("leaf{}", l)));
+  for (int l = 0; l < num_leaves; ++l) leaves.push_back(b.add_node(NodeKind::leaf_switch, fmt::format("leaf{}", l), -1, -1, f.sharp));
   for (int h = 0; h < servers; ++h)
     for (int j = 0; j < nic.count; ++j)
       b.add_duplex(nics[static_cast<size_t>(h)][static_cast<size_t>(j)], leaves[static_cast<size_t>(leaf_of(h, j))],
@@ -102,7 +102,7 @@ void add_fabric(TopologyBuilder& b, const ClusterSpec& spec, const std::vector<s
   const int pods = (num_leaves + per_pod - 1) / per_pod;
   std::vector<NodeId> spines;
   for (int s = 0; s < pods * f.spines; ++s)
-    spines.push_back(b.add_node(NodeKind::spine_switch, fmt::format("spine{}", s)));
+    spines.push_back(b.add_node(NodeKind::spine_switch, fmt::format("spine{}", s), -1, -1, f.sharp));
   // Leaf l's u-th uplink goes to spine (u mod spines) of its pod.
   for (int l = 0; l < num_leaves; ++l)
     for (int u = 0; u < f.leaf_up_links; ++u)
@@ -110,7 +110,7 @@ void add_fabric(TopologyBuilder& b, const ClusterSpec& spec, const std::vector<s
                    nic.kind, f.leaf_up_bandwidth, f.latency);
   if (f.tiers < 3) return;
   std::vector<NodeId> cores;
-  for (int c = 0; c < f.cores; ++c) cores.push_back(b.add_node(NodeKind::core_switch, fmt::format("core{}", c)));
+  for (int c = 0; c < f.cores; ++c) cores.push_back(b.add_node(NodeKind::core_switch, fmt::format("core{}", c), -1, -1, f.sharp));
   // Spine s (index within its pod) sends its u-th uplink to core (s * up_links + u) mod cores: with the
   // default core count (spines x up_links) every core has one link to every pod.
   for (int p = 0; p < pods; ++p)

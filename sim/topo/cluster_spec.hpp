@@ -75,6 +75,7 @@ struct FabricSpec {
   Rate spine_up_bandwidth;
   int cores = 0;              // 3 tiers
   LoadBalance load_balance = LoadBalance::by_link_kind;  // equal-cost path choice (topology.hpp)
+  bool sharp = false;         // the switches reduce in the network (InfiniBand SHARP: NCCL's CollNet)
   SourcePos pos;              // for connectivity errors
 };
 

@@ -96,9 +96,9 @@ TopologyBuilder::TopologyBuilder(std::string name) { topo_.name_ = std::move(nam
 void TopologyBuilder::set_gpu_spec(GpuSpec spec) { topo_.gpu_spec_ = std::move(spec); }
 void TopologyBuilder::set_num_hosts(int n) { topo_.num_hosts_ = n; }
 
-NodeId TopologyBuilder::add_node(NodeKind kind, std::string name, int host, int local_index, bool nvls) {
+NodeId TopologyBuilder::add_node(NodeKind kind, std::string name, int host, int local_index, bool in_switch_reduction) {
   const NodeId id = NodeId::from(topo_.nodes_.size());
-  topo_.nodes_.push_back(Node{id, kind, std::move(name), host, local_index, nvls, NodeId{}});
+  topo_.nodes_.push_back(Node{id, kind, std::move(name), host, local_index, in_switch_reduction, NodeId{}});
   topo_.impl_->out.emplace_back();
   if (kind == NodeKind::gpu) topo_.gpus_.push_back(id);
   if (host + 1 > topo_.num_hosts_) topo_.num_hosts_ = host + 1;

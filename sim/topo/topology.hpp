@@ -31,7 +31,9 @@ struct Node {
   std::string name;
   int host = -1;          // server index for nodes inside a server; -1 for fabric switches
   int local_index = -1;   // GPU/NIC index inside its server; -1 otherwise
-  bool nvls = false;      // an NVSwitch able to reduce in the switch (NVLink SHARP)
+  // Reduces in the switch: an NVSwitch with NVLink SHARP (NVLS), a fabric switch with InfiniBand SHARP
+  // (NCCL's CollNet).
+  bool in_switch_reduction = false;
   NodeId nic;             // GPUs: the NIC its inter-server traffic leaves through (invalid: the nearest NIC)
 };
 
@@ -117,7 +119,8 @@ class TopologyBuilder {
   void set_gpu_spec(GpuSpec spec);
   void set_num_hosts(int n);
   void set_load_balance(LoadBalance lb);
-  NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1, bool nvls = false);
+  NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1,
+                  bool in_switch_reduction = false);
   // Adds one directed link.
   LinkId add_link(NodeId src, NodeId dst, LinkKind kind, Rate bandwidth, Time latency, bool store_and_forward = false);
   // GPU `gpu` sends its inter-server traffic through `nic` (GPU<->NIC affinity).

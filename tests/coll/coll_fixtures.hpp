@@ -17,12 +17,13 @@ inline Topology ring_topology(int n, Rate bw, Time lat) {
   return std::move(b).build();
 }
 
-// `hosts` servers of `per_host` GPUs on an NVSwitch each (nvls as given), one NIC per server to a leaf.
+// `hosts` servers of `per_host` GPUs on an NVSwitch each (nvls as given), one NIC per server to a leaf
+// (reducing in the network, InfiniBand SHARP, when `sharp`).
 inline Topology cluster_topology(int hosts, int per_host, bool nvls = false, Rate nvlink = GBps(450),
-                                 Rate nic = GBps(50)) {
+                                 Rate nic = GBps(50), bool sharp = false) {
   TopologyBuilder b("cluster");
   b.set_num_hosts(hosts);
-  NodeId leaf = b.add_node(NodeKind::leaf_switch, "leaf");
+  NodeId leaf = b.add_node(NodeKind::leaf_switch, "leaf", -1, -1, sharp);
   for (int h = 0; h < hosts; ++h) {
     NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw" + std::to_string(h), h, -1, nvls);
     NodeId n = b.add_node(NodeKind::nic, "nic" + std::to_string(h), h, 0);

@@ -206,7 +206,7 @@ TEST_CASE("shipped topologies: dgx-h100", "[io][topo][shipped]") {
     if (l.kind == LinkKind::infiniband) CHECK(l.bandwidth.value() == Approx(50e9));
   }
   bool nvls = false;
-  for (const Node& n : t.nodes()) nvls = nvls || (n.kind == NodeKind::nvswitch && n.nvls);
+  for (const Node& n : t.nodes()) nvls = nvls || (n.kind == NodeKind::nvswitch && n.in_switch_reduction);
   CHECK(nvls);
   CHECK(t.route(GpuId(0), GpuId(1)).size() == 2);
   CHECK(t.route(GpuId(0), GpuId(8)).size() == 6);  // same rail leaf
@@ -266,4 +266,19 @@ TEST_CASE("topology yaml: fabric.load_balance", "[io][topo]") {
         LoadBalance::destination);
   CHECK(error_of(with("  kind: single_switch\n", "  kind: single_switch\n  load_balance: spray\n")) ==
         "t.yaml:20:17: 'load_balance' must be one of destination, flow_hash, got 'spray'");
+}
+
+TEST_CASE("topology yaml: fabric sharp: true marks the fabric's switches as reducing (InfiniBand only)", "[io][topo]") {
+  auto reducing = [](const Topology& t) {
+    int n = 0;
+    for (const Node& nd : t.nodes())
+      if (nd.kind == NodeKind::leaf_switch && nd.in_switch_reduction) ++n;
+    return n;
+  };
+  CHECK(reducing(parse(kBase)) == 0);
+  CHECK(reducing(parse(with("  kind: single_switch\n", "  kind: single_switch\n  sharp: true\n"))) == 1);
+  CHECK(error_of(with("  kind: single_switch\n", "  kind: single_switch\n  sharp: maybe\n")) ==
+        "t.yaml:20:10: 'sharp' must be true or false, got 'maybe'");
+  CHECK(error_of(with("    kind: infiniband\n", "    kind: ethernet\n") + "  sharp: true\n") ==
+        "t.yaml:20:10: 'sharp: true' needs InfiniBand NICs (SHARP reduces in InfiniBand switches)");
 }

@@ -74,3 +74,11 @@ for tbl in nccltests_a100_3node_hdr nvidia_dgx_a100_8hdr_statement; do
   if [ -n "$err" ] && awk -v e="$err" 'BEGIN { exit !(e <= 15) }'; then passes=$((passes + 1));
   else echo "FAIL: $tbl: mean |busbw error| at >= 1 MiB '$err' % (want <= 15)"; fails=$((fails + 1)); fi
 done
+# In-network reduction (SHARP): the dgx-h100-sharp fabric's switches reduce, so `auto` runs NCCL's multi-node
+# NVLS over CollNet at 1 GiB on 16 servers; on dgx-h100 (no SHARP) naming it is an error that says why.
+sharp="$src/topologies/dgx-h100-sharp.yaml"
+expect_stdout ' nvls_collnet +Simple$' "$plansim" collective --topology "$sharp" --nodes 16 -b 1G -e 1G
+expect_stdout ' collnet_direct +Simple$' "$plansim" collective --topology "$sharp" --nodes 16 -b 1G -e 1G --algo collnet_direct
+expect_exit 2 "$plansim" collective --topology "$h100" --nodes 2 -b 1M -e 1M --algo collnet_direct
+expect_stderr "cannot run all_reduce on this group of 16 GPUs: it needs .*sharp: true" \
+  "$plansim" collective --topology "$h100" --nodes 2 -b 1M -e 1M --algo nvls_collnet
