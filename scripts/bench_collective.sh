@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Collective benchmarks (README "## Benchmarks"): wall time and peak RSS, median of N runs.
 #   1 GiB ring all-reduce over 4,096 GPUs: one flat ring, 50 GB/s links, 500 ns (topologies/bench/flat-4096.yaml)
-#   1 GiB hierarchical all-reduce over 16,384 GPUs on a fat-tree (hgx-h200 with 2,048 servers)
+#   1 GiB hierarchical all-reduce over 16,384 GPUs on a fat-tree (hgx-h200 with 2,048 servers), and `auto` on it
+#   1 GiB `auto` all-reduce over 16,384 GPUs on a SHARP fabric (dgx-h100-sharp: collnet_direct, nvls_collnet priced)
 # Usage: scripts/bench_collective.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,3 +28,5 @@ bench "hierarchical all-reduce 1 GiB, 16,384 GPUs (fat-tree)" \
   collective --topology "$here/topologies/hgx-h200.yaml" --nodes 2048 --algo hierarchical -b 1G -e 1G
 bench "auto all-reduce 1 GiB, 16,384 GPUs (fat-tree)" \
   collective --topology "$here/topologies/hgx-h200.yaml" --nodes 2048 -b 1G -e 1G
+bench "auto all-reduce 1 GiB, 16,384 GPUs (SHARP fabric)" \
+  collective --topology "$here/topologies/dgx-h100-sharp.yaml" --nodes 2048 -b 1G -e 1G
