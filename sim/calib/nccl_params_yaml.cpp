@@ -58,6 +58,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
     if (p.pipeline_chunk_bytes[i] != d.pipeline_chunk_bytes[i])
       chunk += fmt::format("    {}: {:.0f} B\n", kProtoNames[i], p.pipeline_chunk_bytes[i]);
   if (!chunk.empty()) y += "  pipeline_chunk:\n" + chunk;
+  if (p.nvls_channels != d.nvls_channels) y += fmt::format("  nvls_channels: {}\n", p.nvls_channels);
+  if (p.nvls_chunk_bytes != d.nvls_chunk_bytes) y += fmt::format("  nvls_chunk: {:.0f} B\n", p.nvls_chunk_bytes);
   y += fmt::format("  device_latency: {:.2f} us\n", p.device_latency_us);
   y += fmt::format("  launch_overhead: {:.2f} us\n", p.launch_overhead_us);
   if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {:.2f} us\n", p.net_latency_us);

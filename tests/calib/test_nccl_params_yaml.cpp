@@ -33,7 +33,11 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.simple_slices_per_chunk = 1;
   p.net_latency_us = 7;
   p.hw_latency_us[1][0] = {2.0, 3.0, 9.0};
+  p.nvls_channels = 24;           // Blackwell's (validate/calibration/start/blackwell-efa.yaml)
+  p.nvls_chunk_bytes = 512 * 1024;
   const NcclModelParams q = reread(calib::nccl_params_yaml(p));
+  CHECK(q.nvls_channels == 24);
+  CHECK(q.nvls_chunk_bytes == Approx(512 * 1024));
   CHECK(q.channel_cap_GBps == p.channel_cap_GBps);
   CHECK(q.ll_max_GBps == Approx(87.7));
   CHECK(q.ll_max_multi_node_GBps[0] == Approx(22.5));
