@@ -63,7 +63,8 @@ struct NcclModelParams {
   }};
   // CollNet Direct (tuning.cc 2.19-2.27): "Add 0.4 us arity serialization latency" per local rank beyond
   // the first, twice (scatter and gather); and its all-reduce bandwidth x 0.85 from compute capability 9.0
-  // ("if (minCompCap >= 90) busBw *= .85"; the defaults are Hopper's: an Ampere profile sets 1).
+  // ("if (minCompCap >= 90) busBw *= .85"; the defaults are Hopper's: an Ampere profile sets 1, profile key
+  // efficiency: {collnet: ...}).
   double collnet_arity_latency_us = 0.4;
   double collnet_efficiency = 0.85;
   PerProto protocol_efficiency{0.25, 0.92, 1.0};

@@ -56,6 +56,7 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     p.network_efficiency = fraction(m, "network", p.network_efficiency);
     p.other_efficiency = fraction(m, "other", p.other_efficiency);
     p.nvls_efficiency = fraction(m, "nvls", p.nvls_efficiency);
+    p.collnet_efficiency = fraction(m, "collnet", p.collnet_efficiency);
     m.finish();
   }
   if (YAML::Node e = top.get("protocol_efficiency")) {
