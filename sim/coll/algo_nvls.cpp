@@ -13,6 +13,7 @@
 // neither `auto` nor NCCL_ALGO=NVLS runs it there. The switch is participant n in the data view; with
 // several such switches each GPU spreads its traffic evenly over them.
 #include <algorithm>
+#include <set>
 
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/nvls_support.hpp"
@@ -35,6 +36,21 @@ std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const G
     if (all && (out.empty() || out.back() != sw.id)) out.push_back(sw.id);
   }
   return out;
+}
+
+bool nvls_in_every_server(const Topology& topo, std::span<const GpuId> ranks,
+                          const std::vector<std::vector<int>>& hosts) {
+  if (hosts.size() < 2 || hosts.front().size() < kMinNvlsGpus) return false;
+  std::set<int> islands;
+  for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
+  if (islands.size() < 2) return false;  // one NVLink domain: plain NVLS (NCCL's MNNVL)
+  std::vector<GpuId> members;
+  for (const auto& h : hosts) {
+    members.clear();
+    for (int r : h) members.push_back(ranks[static_cast<size_t>(r)]);
+    if (common_nvls_switches(topo, members).empty()) return false;
+  }
+  return true;
 }
 
 void append_nvls_flows(const Topology& topo, std::span<const GpuId> members, Bytes call, std::vector<PlannedFlow>& out) {

@@ -11,7 +11,6 @@
 // pipeline. Only across servers (NVLink domains) of the same GPU count, each with 3 or more GPUs on a common
 // NVLS switch, joined by a fabric whose switches reduce (topology `fabric: {sharp: true}`).
 #include <algorithm>
-#include <set>
 
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/nvls_support.hpp"
@@ -39,16 +38,7 @@ class NvlsCollNetAlgorithm final : public CollectiveAlgorithm {
     if (!supports(op)) return false;
     LoweringContext ctx{&topo, op, {ranks.begin(), ranks.end()}, Bytes(0), 0, 1};
     const auto hosts = ctx.shape().uniform_hosts();
-    if (hosts.size() < 2 || hosts.front().size() < kMinNvlsGpus) return false;
-    std::set<int> islands;
-    for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
-    if (islands.size() < 2) return false;  // one NVLink domain: plain NVLS
-    for (const auto& h : hosts) {
-      std::vector<GpuId> members;
-      for (int r : h) members.push_back(ranks[static_cast<size_t>(r)]);
-      if (common_nvls_switches(topo, members).empty()) return false;
-    }
-    return fabric_reduces_between(topo, ranks, hosts);
+    return nvls_in_every_server(topo, ranks, hosts) && fabric_reduces_between(topo, ranks, hosts);
   }
 
   // Participants: the ranks, one NVSwitch per server (n + h), one aggregation point per part (n + H + c).

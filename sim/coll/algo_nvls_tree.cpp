@@ -14,7 +14,6 @@
 // and on multi-node NVLink, "MNNVL: NVLS not yet supported"), with NVLS in every server (>= 3 GPUs each,
 // nvls_support.hpp); this model also needs the same number of GPUs in every server.
 #include <algorithm>
-#include <set>
 
 #include "sim/coll/algorithm.hpp"
 #include "sim/coll/nvls_support.hpp"
@@ -50,17 +49,7 @@ class NvlsTreeAlgorithm final : public CollectiveAlgorithm {
   bool applicable(CollOp op, const Topology& topo, std::span<const GpuId> ranks) const override {
     if (!supports(op)) return false;
     LoweringContext ctx{&topo, op, {ranks.begin(), ranks.end()}, Bytes(0), 0, 1};
-    const GroupShape g = ctx.shape();
-    if (!shape_ok(g)) return false;
-    std::set<int> islands;
-    for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
-    if (islands.size() < 2) return false;  // one NVLink domain: plain NVLS (NCCL's MNNVL)
-    for (const auto& h : g.uniform_hosts()) {
-      std::vector<GpuId> members;
-      for (int r : h) members.push_back(ranks[static_cast<size_t>(r)]);
-      if (common_nvls_switches(topo, members).empty()) return false;
-    }
-    return true;
+    return nvls_in_every_server(topo, ranks, ctx.shape().uniform_hosts());
   }
 
   // Participants: the ranks, then one switch per server (n + host index). Chunk c (2L of them) is on

@@ -15,6 +15,12 @@ namespace plansim {
 // NVLS-capable switches directly connected to every GPU of `ranks`, in node-id order (algo_nvls.cpp).
 std::vector<NodeId> common_nvls_switches(const Topology& topo, std::span<const GpuId> ranks);
 
+// Whether `hosts` (each a list of indices into `ranks`, all of one size) are 2 or more servers in different
+// NVLink domains, each with at least kMinNvlsGpus GPUs on a common NVLS switch: where NCCL runs NVLS inside
+// every server of a multi-node all-reduce (nvls_tree, nvls_collnet; one NVLink domain is plain NVLS, MNNVL).
+bool nvls_in_every_server(const Topology& topo, std::span<const GpuId> ranks,
+                          const std::vector<std::vector<int>>& hosts);
+
 // The flows of one NVLS all-reduce of `call` bytes among `members` (sharing an NVLS switch): per GPU and
 // direction S + S/m (its buffer read by the m heads / the multicast copies, plus its head's load / store),
 // spread evenly over the common switches, as in-switch flows with NCCL's NVLS pipeline for m heads
