@@ -31,7 +31,7 @@ Command add_collective_command(CLI::App& app) {
   CLI::Option* op_option = sub->add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv");
   CLI::Option* gpus_option = sub->add_option("--gpus", o->gpus, "group size: the first N GPUs of the topology, host-major (default: all)")
       ->check(count_in(1, limits::kMaxGpus));
-  sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, nvls_tree, halving_doubling, hierarchical, chain, direct, send_recv");
+  sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, nvls_tree, collnet_direct, nvls_collnet, pat, halving_doubling, hierarchical, chain, direct, send_recv");
   sub->add_option("--proto", o->proto, "auto, LL, LL128, Simple");
   sub->add_option("-b,--minbytes", o->min_bytes, "smallest size (nccl-tests: K/M/G = powers of 1024)")->check(nccl_size());
   sub->add_option("-e,--maxbytes", o->max_bytes, "largest size")->check(nccl_size());

@@ -8,7 +8,7 @@ namespace plansim::calib {
 namespace {
 
 const char* kProtoNames[] = {"LL", "LL128", "Simple"};
-const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree", "collnet"};
+const char* kClassNames[] = {"ring", "tree", "nvls", "nvls_tree", "collnet", "pat"};
 static_assert(std::size(kClassNames) == kNumLatencyClasses);
 const char* kHwNames[] = {"nvlink", "pci", "net"};
 
@@ -30,7 +30,8 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   const std::pair<const char*, std::pair<double, double>> effs[] = {
       {"nvlink", {p.nvlink_efficiency, d.nvlink_efficiency}},   {"pcie", {p.pcie_efficiency, d.pcie_efficiency}},
       {"network", {p.network_efficiency, d.network_efficiency}}, {"other", {p.other_efficiency, d.other_efficiency}},
-      {"nvls", {p.nvls_efficiency, d.nvls_efficiency}},         {"collnet", {p.collnet_efficiency, d.collnet_efficiency}}};
+      {"nvls", {p.nvls_efficiency, d.nvls_efficiency}},         {"collnet", {p.collnet_efficiency, d.collnet_efficiency}},
+      {"pat", {p.pat_efficiency, d.pat_efficiency}}};
   for (const auto& [name, v] : effs)
     if (v.first != v.second || always_efficiency_key == name) eff += fmt::format("    {}: {:.2f}\n", name, v.first);
   if (!eff.empty()) y += "  efficiency:\n" + eff;

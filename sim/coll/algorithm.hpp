@@ -17,7 +17,7 @@
 namespace plansim {
 
 // Which of NCCL's latency families the algorithm's software/hardware latencies follow (nccl_model.hpp).
-enum class LatencyClass { ring, tree, nvls, nvls_tree, collnet };
+enum class LatencyClass { ring, tree, nvls, nvls_tree, collnet, pat };
 
 struct LoweringContext {
   const Topology* topo = nullptr;
@@ -44,7 +44,8 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual ChunkSchedule expand(CollOp op, const GroupShape& g) const = 0;
   // Timing plan; the default lowers expand() step by step (step-synchronous algorithms).
   [[nodiscard]] virtual FlowPlan lower(const LoweringContext& ctx) const;
-  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, chain, direct, send_recv);
+  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, collnet_direct, nvls_collnet,
+  // pat, chain, direct, send_recv);
   // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
   [[nodiscard]] virtual bool in_auto() const { return true; }
   // What a group needs for applicable() to hold, for the error when it is named and does not ("" = not stated).

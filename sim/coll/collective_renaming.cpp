@@ -137,7 +137,8 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
 // the GPU spec; and, for NVLS / NVLS-Tree only, the switches next to the ranks and their NVLink domains.
 // (direct, the all-to-all's pairwise sends, is lowered like ring and tree: its expand reads the group
 // size and root only, the rest is lower_steps.)
-// So if (1) the candidates are among send_recv, ring, tree, direct, nvls, nvls_tree, collnet_direct and nvls_collnet, with none of the in-switch algorithms
+// (pat reads the same: the group size, server equality, routes between ranks.)
+// So if (1) the candidates are among send_recv, ring, tree, direct, pat, nvls, nvls_tree, collnet_direct and nvls_collnet, with none of the in-switch algorithms
 // applicable to either group, (2) ranks i and k are equal, and
 // share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
 // between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
@@ -158,7 +159,8 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
     const std::string_view name = alg->name();
     const bool in_switch =
         name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
-    if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && !in_switch) return false;
+    if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && name != "pat" && !in_switch)
+      return false;
     if (in_switch &&
         (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
       return false;

@@ -40,6 +40,8 @@ struct PlannedFlow {
   // A CollNet flow (algo_collnet_direct.cpp): NCCL's CollNet bandwidth factor applies
   // (NcclModelParams::collnet_efficiency).
   bool collnet = false;
+  // A PAT flow (algo_pat.cpp): NCCL's PAT bandwidth factor applies (NcclModelParams::pat_efficiency).
+  bool pat = false;
 };
 
 struct PlannedPhase {

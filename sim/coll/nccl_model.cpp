@@ -46,6 +46,8 @@ NcclModelParams NcclModelParams::ideal() {
   m.tree_size_correction = false;
   m.collnet_efficiency = 1.0;
   m.collnet_arity_latency_us = 0.0;
+  m.pat_rank_latency_us = 0.0;
+  m.pat_efficiency = 1.0;
   m.simple_slices_per_chunk = 0;
   m.channel_cap_GBps = {0.0, 0.0, 0.0};
   m.ll_max_GBps = 0.0;
@@ -96,6 +98,12 @@ Time software_latency(const NcclModelParams& m, LatencyClass c, Protocol p, cons
   double steps_us = rounds * (plan.steps_intra * intra_lat + plan.steps_inter * inter_lat);
   if (c == LatencyClass::collnet && plan.nnodes > 0)  // scatter and gather serialise over the local ranks
     steps_us += 2.0 * std::max(0, plan.nranks / plan.nnodes - 1) * std::max(0.0, m.collnet_arity_latency_us);
+  if (c == LatencyClass::pat) {  // tuning.cc's own formula for PAT: log2i(nNodes) x interLat / 3.5 + nRanks x 2.8
+    int log2_nodes = 0;
+    while ((2 << log2_nodes) <= plan.nnodes) ++log2_nodes;
+    steps_us = log2_nodes * inter_lat / std::max(1e-9, m.pat_log_latency_divisor) +
+               plan.nranks * std::max(0.0, m.pat_rank_latency_us);
+  }
   double us = std::max(0.0, m.base_latency_us[ci][pi]) + steps_us;
   if (plan.ring_plateau && c == LatencyClass::ring && p == Protocol::simple) {
     us *= m.ring_plateau_factor;
@@ -161,6 +169,7 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
     if (m.tree_size_correction) tree *= tree_size_correction(p, f.tree_allreduce_call_bytes);
   }
   if (f.collnet) tree *= std::max(0.0, m.collnet_efficiency);
+  if (f.pat) tree *= std::max(0.0, m.pat_efficiency);
   return tree * link_and_protocol_efficiency(m, p, topo, f);
 }
 

@@ -42,11 +42,11 @@ const char* to_string(Protocol p);  // "LL", "LL128", "Simple"
 std::optional<Protocol> protocol_from_string(const std::string& s);  // case-insensitive
 
 enum class HwKind { nvlink = 0, pci = 1, net = 2 };
-inline constexpr int kNumLatencyClasses = 5;  // LatencyClass: ring, tree, nvls, nvls_tree, collnet
+inline constexpr int kNumLatencyClasses = 6;  // LatencyClass: ring, tree, nvls, nvls_tree, collnet, pat
 
 struct NcclModelParams {
   using PerProto = std::array<double, kNumProtocols>;       // LL, LL128, Simple
-  using PerClass = std::array<PerProto, kNumLatencyClasses>;  // ring, tree, nvls, nvls_tree, collnet
+  using PerClass = std::array<PerProto, kNumLatencyClasses>;  // ring, tree, nvls, nvls_tree, collnet, pat
 
   // Latencies in microseconds. Defaults: NVIDIA/nccl src/graph/tuning.cc (2.19-era tables; NCCL's
   // Ring/Tree/NVLS rows). A negative entry disables the protocol for that class (NVLS is Simple-only).
@@ -55,11 +55,14 @@ struct NcclModelParams {
   // CollNet's is tuning.cc's CollNetDirect row (2.19-2.27: baseLat 0, hwLat NVLink and PCI 3.7, network
   // 31 us, Simple only), charged as 2 (min(1, ppn - 1) intraLat + (ppn - 1) x collnet_arity_latency_us) +
   // interLat.
-  PerClass base_latency_us{{{6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}}};
+  // PAT's is tuning.cc's (NCCL 2.23-2.27, ncclTopoTuneModel): Simple only, latency 8 us ("Base time") +
+  // log2i(nNodes) x interLat / 3.5 ("Log latency") + nRanks x 2.8 us ("Still a linear part"), interLat the
+  // tree's network row (one GPU per server: "latencies fully exposed"); its hw rows are unused.
+  PerClass base_latency_us{{{6.6, 14.0, 8.4}, {6.8, 14.0, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 8.0}}};
   std::array<PerClass, 3> hw_latency_us{{
-      {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {-1, -1, 25.0}, {-1, -1, 23.0}, {-1, -1, 3.7}}},   // NVLink
-      {{{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 3.7}}},      // PCI
-      {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {-1, -1, 18.0}, {-1, -1, 14.0}, {-1, -1, 31.0}}},  // network
+      {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {-1, -1, 25.0}, {-1, -1, 23.0}, {-1, -1, 3.7}, {-1, -1, 0.0}}},   // NVLink
+      {{{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {-1, -1, 0.0}, {-1, -1, 0.0}, {-1, -1, 3.7}, {-1, -1, 0.0}}},      // PCI
+      {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {-1, -1, 18.0}, {-1, -1, 14.0}, {-1, -1, 31.0}, {-1, -1, 0.0}}},  // network
   }};
   // CollNet Direct (tuning.cc 2.19-2.27): "Add 0.4 us arity serialization latency" per local rank beyond
   // the first, twice (scatter and gather); and its all-reduce bandwidth x 0.85 from compute capability 9.0
@@ -67,6 +70,11 @@ struct NcclModelParams {
   // efficiency: {collnet: ...}).
   double collnet_arity_latency_us = 0.4;
   double collnet_efficiency = 0.85;
+  // PAT (tuning.cc 2.23-2.27): the log term's divisor (interLat / 3.5), the per-rank linear term (2.8 us),
+  // and its bandwidth factor ("if (a == NCCL_ALGO_PAT) busBw *= .75"; profile key efficiency: {pat: ...}).
+  double pat_log_latency_divisor = 3.5;
+  double pat_rank_latency_us = 2.8;
+  double pat_efficiency = 0.75;
   PerProto protocol_efficiency{0.25, 0.92, 1.0};
   double nvlink_efficiency = 0.82;   // 370 / 450 GB/s (H100, issue 212)
   double pcie_efficiency = 0.80;

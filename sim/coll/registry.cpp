@@ -10,6 +10,7 @@ std::unique_ptr<CollectiveAlgorithm> make_nvls_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_nvls_tree_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_collnet_direct_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_nvls_collnet_algorithm();
+std::unique_ptr<CollectiveAlgorithm> make_pat_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_halving_doubling_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical_algorithm();
 std::unique_ptr<CollectiveAlgorithm> make_chain_algorithm();
@@ -24,6 +25,7 @@ AlgorithmRegistry make_default_registry() {
   r.add(make_nvls_tree_algorithm());
   r.add(make_collnet_direct_algorithm());
   r.add(make_nvls_collnet_algorithm());
+  r.add(make_pat_algorithm());
   r.add(make_halving_doubling_algorithm());
   r.add(make_hierarchical_algorithm());
   r.add(make_chain_algorithm());

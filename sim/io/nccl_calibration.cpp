@@ -27,7 +27,7 @@ void read_per_proto(const YamlFile& f, const YAML::Node& n, const std::string& k
 
 void read_per_class(const YamlFile& f, const YAML::Node& n, const std::string& what, NcclModelParams::PerClass& out) {
   MapReader m(f, n, what);
-  const char* names[] = {"ring", "tree", "nvls", "nvls_tree", "collnet"};
+  const char* names[] = {"ring", "tree", "nvls", "nvls_tree", "collnet", "pat"};
   static_assert(std::size(names) == kNumLatencyClasses);
   for (size_t c = 0; c < std::size(names); ++c)
     if (YAML::Node v = m.get(names[c])) read_per_proto(f, v, names[c], out[c]);
@@ -57,6 +57,7 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
     p.other_efficiency = fraction(m, "other", p.other_efficiency);
     p.nvls_efficiency = fraction(m, "nvls", p.nvls_efficiency);
     p.collnet_efficiency = fraction(m, "collnet", p.collnet_efficiency);
+    p.pat_efficiency = fraction(m, "pat", p.pat_efficiency);
     m.finish();
   }
   if (YAML::Node e = top.get("protocol_efficiency")) {

@@ -80,5 +80,13 @@ sharp="$src/topologies/dgx-h100-sharp.yaml"
 expect_stdout ' nvls_collnet +Simple$' "$plansim" collective --topology "$sharp" --nodes 16 -b 1G -e 1G
 expect_stdout ' collnet_direct +Simple$' "$plansim" collective --topology "$sharp" --nodes 16 -b 1G -e 1G --algo collnet_direct
 expect_exit 2 "$plansim" collective --topology "$h100" --nodes 2 -b 1M -e 1M --algo collnet_direct
+# PAT: NCCL's all-gather / reduce-scatter at one GPU per server, chosen by auto for small sizes (a ring for large);
+# on servers of 8 GPUs naming it is an error that says what it needs.
+one="$src/tests/data/topo/one_gpu_per_server.yaml"
+expect_stdout '^ +65536 .* pat +Simple$' "$plansim" collective --topology "$one" --op all_gather -b 64K -e 64K
+expect_stdout '^ +65536 .* pat +Simple$' "$plansim" collective --topology "$one" --op reduce_scatter -b 64K -e 64K
+expect_stdout '^ +1073741824 .* ring +Simple$' "$plansim" collective --topology "$one" --op all_gather -b 1G -e 1G
+expect_exit 2 "$plansim" collective --topology "$h100" --nodes 2 --op all_gather -b 1M -e 1M --algo pat
+expect_stderr "algorithm 'pat' cannot run all_gather .*each in a server of its own" "$plansim" collective --topology "$h100" --nodes 2 --op all_gather -b 1M -e 1M --algo pat
 expect_stderr "cannot run all_reduce on this group of 16 GPUs: it needs .*sharp: true" \
   "$plansim" collective --topology "$h100" --nodes 2 -b 1M -e 1M --algo nvls_collnet
