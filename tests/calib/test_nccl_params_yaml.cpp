@@ -36,10 +36,16 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.nvls_channels = 24;           // Blackwell's (validate/calibration/start/blackwell-efa.yaml)
   p.nvls_chunk_bytes = 512 * 1024;
   p.collnet_efficiency = 1.0;     // Ampere's: NCCL's x 0.85 is from compute capability 9.0
+  p.pat_efficiency = 0.6;
+  p.base_latency_us[static_cast<size_t>(LatencyClass::pat)] = {-1, -1, 10.0};
   CHECK(calib::nccl_params_yaml(p).find("    collnet: 1.00\n") != std::string::npos);
+  CHECK(calib::nccl_params_yaml(p).find("    pat: 0.60\n") != std::string::npos);
+  CHECK(calib::nccl_params_yaml(p).find("    pat: [-1, -1, 10]\n") != std::string::npos);
   const NcclModelParams q = reread(calib::nccl_params_yaml(p));
   CHECK(q.nvls_channels == 24);
   CHECK(q.collnet_efficiency == Approx(1.0));
+  CHECK(q.pat_efficiency == Approx(0.6));
+  CHECK(q.base_latency_us == p.base_latency_us);
   CHECK(q.nvls_chunk_bytes == Approx(512 * 1024));
   CHECK(q.channel_cap_GBps == p.channel_cap_GBps);
   CHECK(q.ll_max_GBps == Approx(87.7));
