@@ -1,6 +1,8 @@
 // Direct / pairwise: every rank sends each peer its share in one step, all pairs at once (NCCL's
-// all-to-all, gather and scatter are grouped point-to-point sends). One flow per pair.
+// all-to-all, gather and scatter are grouped point-to-point sends). One flow per pair, routed as NCCL routes
+// point-to-point traffic between servers (PXN, pxn.hpp).
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/pxn.hpp"
 
 namespace plansim {
 namespace {
@@ -33,6 +35,11 @@ class DirectAlgorithm final : public CollectiveAlgorithm {
       }
     }
     return s;
+  }
+
+  FlowPlan lower(const LoweringContext& ctx) const override {
+    const PxnRelays relays(*ctx.topo, ctx.ranks);
+    return lower_steps(expand(ctx.op, ctx.shape()), *ctx.topo, ctx.ranks, ctx.bytes, &relays);
   }
 };
 

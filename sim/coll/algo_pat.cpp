@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "sim/coll/algorithm.hpp"
+#include "sim/coll/nccl_model.hpp"
 
 namespace plansim {
 namespace {
@@ -60,6 +61,34 @@ class PatAlgorithm final : public CollectiveAlgorithm {
         }
     }
     return s;
+  }
+
+  // Every rank's (n-1)/n S leaves its server through the NIC its inter-server traffic takes (one rank per
+  // server: every peer is on another one), at no more than the best protocol x link efficiency x PAT's:
+  // the bytes on that NIC's up-link bound the time from below, whatever the phases and the latencies.
+  // `auto` skips PAT where a ring is already faster (large sizes) without lowering it.
+  Time time_lower_bound(const LoweringContext& ctx, const NcclModelParams& m) const override {
+    const int n = ctx.n();
+    if (n < 2) return Time::zero();
+    const Topology& topo = *ctx.topo;
+    Rate slowest = Rate(0);
+    for (GpuId r : ctx.ranks) {
+      const NodeId nic = topo.node(topo.gpu_node(r)).nic;
+      if (!nic.valid()) return Time::zero();
+      Rate out = Rate(0);
+      for (LinkId l : topo.out_links(nic))
+        if (topo.node(topo.link(l).dst).host != topo.host_of(r)) out = out + topo.link(l).bandwidth;
+      if (out.value() <= 0) return Time::zero();
+      if (slowest.value() <= 0 || out < slowest) slowest = out;
+    }
+    double eff = 0;
+    for (double e : {m.nvlink_efficiency, m.pcie_efficiency, m.network_efficiency, m.other_efficiency}) eff = std::max(eff, e);
+    double proto = 0;
+    for (double e : m.protocol_efficiency) proto = std::max(proto, e);
+    eff *= proto * std::max(0.0, m.pat_efficiency);
+    if (eff <= 0) return Time::zero();
+    // A hair below: Time's picoseconds round, and the bound must not exceed what predict_time() gives.
+    return Time::from_seconds(transfer_time(ctx.bytes * ((n - 1.0) / n / eff), slowest).seconds() * (1 - 1e-9));
   }
 
   FlowPlan lower(const LoweringContext& ctx) const override {

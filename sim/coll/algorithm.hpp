@@ -31,6 +31,8 @@ struct LoweringContext {
   [[nodiscard]] GroupShape shape() const;  // hosts of the ranks from the topology
 };
 
+struct NcclModelParams;
+
 class CollectiveAlgorithm {
  public:
   virtual ~CollectiveAlgorithm() = default;
@@ -52,6 +54,11 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual std::string_view requirement() const { return ""; }
   // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
   [[nodiscard]] virtual bool shape_ok(const GroupShape& /*g*/) const { return true; }
+  // A time predict_time() cannot beat for this call under `m`, found without lowering it (0: none known).
+  // `auto` skips the algorithm where another candidate is already at least as fast (exact: it could not win).
+  [[nodiscard]] virtual Time time_lower_bound(const LoweringContext& /*ctx*/, const NcclModelParams& /*m*/) const {
+    return Time::zero();
+  }
 };
 
 class AlgorithmRegistry {

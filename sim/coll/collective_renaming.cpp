@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "sim/coll/collective_runner_impl.hpp"
+#include "sim/coll/pxn.hpp"
 #include "sim/core/assert.hpp"
 
 namespace plansim {
@@ -137,7 +138,8 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
 // the GPU spec; and, for NVLS / NVLS-Tree only, the switches next to the ranks and their NVLink domains.
 // (direct, the all-to-all's pairwise sends, is lowered like ring and tree: its expand reads the group
 // size and root only, the rest is lower_steps.)
-// (pat reads the same: the group size, server equality, routes between ranks.)
+// (pat reads the same: the group size, server equality, routes between ranks; direct also the ranks' NIC
+// indices, for its PXN relays, so its calls are renamed only onto ranks with the same NIC index position by position.)
 // So if (1) the candidates are among send_recv, ring, tree, direct, pat, nvls, nvls_tree, collnet_direct and nvls_collnet, with none of the in-switch algorithms
 // applicable to either group, (2) ranks i and k are equal, and
 // share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
@@ -154,6 +156,10 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
   if (n == 0 || ranks.size() != n || x.algorithm_request != "auto") return false;  // n == 0: remapped
   for (GpuId g : ranks)
     if (g.index() >= topo.num_gpus()) return false;
+  // direct's PXN relays (pxn.hpp) follow the ranks' NIC indices, which the route reads do not pin: equal ones only.
+  if (const CollectiveAlgorithm* direct = impl_->registry.find("direct"); direct && direct->supports(x.op))
+    for (size_t i = 0; i < n; ++i)
+      if (nic_index(topo, x.ranks[i]) != nic_index(topo, ranks[i])) return false;
   for (const auto& alg : impl_->registry.all()) {
     if (!alg->in_auto() || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();

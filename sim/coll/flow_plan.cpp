@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/coll/pxn.hpp"
 #include "sim/core/assert.hpp"
 
 namespace plansim {
@@ -50,7 +51,8 @@ Time max_hop_latency(const Topology& topo, const std::vector<GpuId>& from, const
   return m;
 }
 
-FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total) {
+FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total,
+                     const PxnRelays* relays) {
   PLANSIM_ASSERT(s.num_participants == s.num_ranks, "step lowering cannot place switch participants");
   PLANSIM_ASSERT(static_cast<int>(ranks.size()) == s.num_ranks, "schedule and group differ in size");
   const Bytes chunk = Bytes(s.chunk_bytes(total.value()));
@@ -67,9 +69,20 @@ FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::ve
     for (const auto& [p, count] : pairs) {
       const GpuId a = ranks[static_cast<size_t>(p.first)], b = ranks[static_cast<size_t>(p.second)];
       PlannedFlow f;
-      append_route(topo, a, b, f.links);
       f.bytes = chunk * count;
-      f.latency = route_latency(topo, a, b);
+      if (const GpuId via = relays ? relays->relay(a, b) : a; via != a) {
+        // A PXN relay streams: its NVLink leg and its network leg run at once, each at its own rate, and the
+        // network leg's first bytes wait for the NVLink leg's (pxn.hpp).
+        PlannedFlow leg = f;
+        append_route(topo, a, via, leg.links);
+        leg.latency = route_latency(topo, a, via);
+        append_route(topo, via, b, f.links);
+        f.latency = leg.latency + route_latency(topo, via, b);
+        ph.flows.push_back(std::move(leg));
+      } else {
+        append_route(topo, a, b, f.links);
+        f.latency = route_latency(topo, a, b);
+      }
       inter = inter || topo.host_of(a) != topo.host_of(b);
       ph.flows.push_back(std::move(f));
     }
@@ -81,14 +94,15 @@ FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::ve
 }
 
 std::vector<double> schedule_link_bytes(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks,
-                                        Bytes total) {
+                                        Bytes total, const PxnRelays* relays) {
   std::vector<double> out(topo.links().size(), 0.0);
   const double chunk = s.chunk_bytes(total.value());
   for (const auto& st : s.steps)
     for (const auto& x : st.xfers) {
       PLANSIM_ASSERT(x.src < s.num_ranks && x.dst < s.num_ranks, "switch participants need their own accounting");
       std::vector<LinkId> r;
-      append_route(topo, ranks[static_cast<size_t>(x.src)], ranks[static_cast<size_t>(x.dst)], r);
+      const GpuId a = ranks[static_cast<size_t>(x.src)], b = ranks[static_cast<size_t>(x.dst)];
+      (void)append_p2p_route(topo, a, relays ? relays->relay(a, b) : a, b, r);
       for (LinkId l : r) out[l.index()] += chunk;
     }
   return out;

@@ -87,12 +87,18 @@ void append_route(const Topology& topo, GpuId a, GpuId b, std::vector<LinkId>& o
 Time max_hop_latency(const Topology& topo, const std::vector<GpuId>& from, const std::vector<GpuId>& to);
 Time route_latency(const Topology& topo, GpuId a, GpuId b);
 
-// The generic lowering of a step-synchronous schedule: one phase per step, one flow per (src, dst) pair
-// of the step carrying all its chunks. Participants must all be ranks (no switch participants).
-FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total);
+class PxnRelays;
 
-// Bytes per link implied by a schedule (each transfer's chunk on each link of its route).
+// The generic lowering of a step-synchronous schedule: one phase per step, one flow per (src, dst) pair
+// of the step carrying all its chunks. Participants must all be ranks (no switch participants). With
+// `relays`, a pair's flow takes NCCL's PXN route (pxn.hpp: over NVLink to the rank owning the NIC on the
+// destination's rail, then out through it).
+FlowPlan lower_steps(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks, Bytes total,
+                     const PxnRelays* relays = nullptr);
+
+// Bytes per link implied by a schedule (each transfer's chunk on each link of its route; with `relays`,
+// its PXN route).
 std::vector<double> schedule_link_bytes(const ChunkSchedule& s, const Topology& topo, const std::vector<GpuId>& ranks,
-                                        Bytes total);
+                                        Bytes total, const PxnRelays* relays = nullptr);
 
 }  // namespace plansim

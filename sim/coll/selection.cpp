@@ -65,6 +65,7 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
   Time best_rank;
   bool found = false;
   for (const CollectiveAlgorithm* a : algos) {
+    if (found && algos.size() > 1 && a->time_lower_bound(ctx, tuner) >= best_rank) continue;
     FlowPlan plan = a->lower(ctx);
     for (Protocol p : protos) {
       if (!m.protocol_enabled(a->latency_class(), p)) continue;
