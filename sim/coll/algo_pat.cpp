@@ -42,9 +42,12 @@ class PatAlgorithm final : public CollectiveAlgorithm {
   }
   bool supports(CollOp op) const override { return op == CollOp::all_gather || op == CollOp::reduce_scatter; }
   LatencyClass latency_class() const override { return LatencyClass::pat; }
-  std::string_view requirement() const override { return "2 or more ranks, each in a server of its own"; }
+  std::string_view requirement() const override {
+    return "2 or more ranks, each in a server (NVLink domain) of its own";
+  }
+  // NCCL's nNodes == nRanks, a multi-server NVLink domain counting as one node (MNNVL).
   bool applicable(CollOp op, const Topology& topo, std::span<const GpuId> ranks) const override {
-    return supports(op) && ranks.size() >= 2 && distinct_hosts(topo, ranks) == static_cast<int>(ranks.size());
+    return supports(op) && ranks.size() >= 2 && islands_spanned(topo, ranks) == static_cast<int>(ranks.size());
   }
 
   ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
@@ -77,7 +80,7 @@ class PatAlgorithm final : public CollectiveAlgorithm {
       if (!nic.valid()) return Time::zero();
       Rate out = Rate(0);
       for (LinkId l : topo.out_links(nic))
-        if (topo.node(topo.link(l).dst).host != topo.host_of(r)) out = out + topo.link(l).bandwidth;
+        if (topo.island(topo.link(l).dst) != topo.island(topo.gpu_node(r))) out = out + topo.link(l).bandwidth;
       if (out.value() <= 0) return Time::zero();
       if (slowest.value() <= 0 || out < slowest) slowest = out;
     }
@@ -95,7 +98,7 @@ class PatAlgorithm final : public CollectiveAlgorithm {
     const int n = ctx.n(), L = dimensions(n);
     FlowPlan plan;
     plan.nranks = n;
-    plan.nnodes = distinct_hosts(*ctx.topo, ctx.ranks);
+    plan.nnodes = islands_spanned(*ctx.topo, ctx.ranks);
     if (n <= 1) return plan;
     const bool gather = ctx.op == CollOp::all_gather;
     const Bytes block = ctx.bytes / n;
@@ -112,7 +115,7 @@ class PatAlgorithm final : public CollectiveAlgorithm {
         f.bytes = step;
         f.latency = route_latency(*ctx.topo, from, to);
         f.pat = true;
-        inter = inter || ctx.topo->host_of(from) != ctx.topo->host_of(to);
+        inter = inter || ctx.topo->island(ctx.topo->gpu_node(from)) != ctx.topo->island(ctx.topo->gpu_node(to));
         ph.flows.push_back(std::move(f));
       }
       if (!gather) ph.reduce_bytes_per_gpu = step;

@@ -11,15 +11,6 @@
 namespace plansim {
 namespace {
 
-// NCCL's nNodes for its bandwidth caps (LL's llMaxBw): NVLink domains (topology islands) the group spans,
-// a multi-server NVLink domain counting as one node (tuning.cc ncclTopoTuneModel, MNNVL releases 2.2x:
-// "MNNVL support - treat as a single NVLink connected node", nNodes = comm->MNNVL ? 1 : comm->nNodes).
-int islands_spanned(const Topology& topo, std::span<const GpuId> ranks) {
-  std::set<int> islands;
-  for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
-  return static_cast<int>(islands.size());
-}
-
 class RingAlgorithm final : public CollectiveAlgorithm {
  public:
   std::string_view name() const override { return "ring"; }

@@ -96,6 +96,12 @@ PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes b
   return f;
 }
 
+int islands_spanned(const Topology& topo, std::span<const GpuId> ranks) {
+  std::set<int> islands;
+  for (GpuId r : ranks) islands.insert(topo.island(topo.gpu_node(r)));
+  return static_cast<int>(islands.size());
+}
+
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks) {
   std::set<int> h;
   for (GpuId r : ranks) h.insert(topo.host_of(r));

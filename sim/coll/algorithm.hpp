@@ -93,6 +93,10 @@ ChunkStep& step_at(ChunkSchedule& s, size_t index);
 // Its `steps` still count for the per-hop latency.
 PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes bytes, int steps);
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
+// NCCL's nNodes: NVLink domains (topology islands) the group spans, a multi-server NVLink domain counting as
+// one node (tuning.cc ncclTopoTuneModel, MNNVL releases 2.2x: "MNNVL support - treat as a single NVLink
+// connected node", nNodes = comm->MNNVL ? 1 : comm->nNodes).
+int islands_spanned(const Topology& topo, std::span<const GpuId> ranks);
 // Parent of each of 0..n-1 (-1 at the root) in tree `which` (0 or 1) of NCCL's double binary tree
 // (ncclGetBtree / ncclGetDtree shapes, algo_tree.cpp).
 std::vector<int> nccl_dtree_parents(int n, int which);

@@ -19,7 +19,9 @@ PxnRelays::PxnRelays(const Topology& topo, std::span<const GpuId> ranks) : topo_
 
 GpuId PxnRelays::relay(GpuId src, GpuId dst) const {
   const int host = topo_->host_of(src), want = nic_index(*topo_, dst);
-  if (host == topo_->host_of(dst) || want < 0 || nic_index(*topo_, src) == want) return src;
+  if (topo_->island(topo_->gpu_node(src)) == topo_->island(topo_->gpu_node(dst)) || want < 0 ||
+      nic_index(*topo_, src) == want)
+    return src;  // inside an NVLink domain (a server, or an NVL72 rack) the send stays on NVLink
   const auto it = owner_.find(key(host, want));
   if (it == owner_.end()) return src;
   std::vector<LinkId> leg;

@@ -2,7 +2,7 @@
 // PXN ("PCI x NVLink"), how NCCL routes point-to-point traffic between servers by default since 2.12
 // (docs env.html: NCCL_PXN_DISABLE default 0; NCCL_P2P_PXN_LEVEL default 2, "Always use PXN, even if the NIC
 // is connected through PCI switches (storing data from all GPUs within the node on an intermediate GPU to
-// maximize aggregation)"): a send to a GPU of another server leaves through the sender server's NIC with the
+// maximize aggregation)"): a send to a GPU of another server (outside the sender's NVLink domain: inside an NVL72 rack it stays on NVLink) leaves through the sender server's NIC with the
 // destination's NIC index (rail matching: NIC i of every server on rail i), written first over NVLink into
 // the GPU that owns that NIC, whose proxy posts it. That GPU must be a rank of the same communicator and
 // reach the sender over NVLink ("inter-node communication using a non-local NIC, using NVLink and an

@@ -118,3 +118,17 @@ TEST_CASE("pxn: on a 4:1 oversubscribed rail fabric the relayed all-to-all is fa
     else CHECK(t_straight == Approx(1.5 * t_relayed).epsilon(0.02));  // each leaf sends 3 S / 4 over one 50 GB/s up-link
   }
 }
+
+TEST_CASE("pxn and pat: an NVL72 rack is one node (NCCL's MNNVL): no relay inside it, no PAT across its trays", "[coll]") {
+  const Topology nvl = load_topology(std::string(PLANSIM_SOURCE_DIR) + "/topologies/gb200-nvl72.yaml", 36);
+  // GPU 0 (tray 0, NIC 0) -> GPU 5 (tray 1, NIC 1), same rack: straight over NVLink; -> GPU 73 (rack 2, NIC 1): relayed
+  // by GPU 1, tray 0's NIC-1 owner.
+  const auto ranks = gpus({0, 1, 5, 73});
+  const PxnRelays relays(nvl, ranks);
+  CHECK(relays.relay(GpuId::from(0), GpuId::from(5)) == GpuId::from(0));
+  CHECK(relays.relay(GpuId::from(0), GpuId::from(73)) == GpuId::from(1));
+  // One GPU per tray of one rack is one NCCL node: PAT does not apply; one per rack does.
+  const AlgorithmRegistry reg = make_default_registry();
+  CHECK_FALSE(reg.find("pat")->applicable(CollOp::all_gather, nvl, gpus({0, 4, 8, 12})));
+  CHECK(reg.find("pat")->applicable(CollOp::all_gather, nvl, gpus({0, 72})));
+}

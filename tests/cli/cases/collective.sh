@@ -87,6 +87,6 @@ expect_stdout '^ +65536 .* pat +Simple$' "$plansim" collective --topology "$one"
 expect_stdout '^ +65536 .* pat +Simple$' "$plansim" collective --topology "$one" --op reduce_scatter -b 64K -e 64K
 expect_stdout '^ +1073741824 .* ring +Simple$' "$plansim" collective --topology "$one" --op all_gather -b 1G -e 1G
 expect_exit 2 "$plansim" collective --topology "$h100" --nodes 2 --op all_gather -b 1M -e 1M --algo pat
-expect_stderr "algorithm 'pat' cannot run all_gather .*each in a server of its own" "$plansim" collective --topology "$h100" --nodes 2 --op all_gather -b 1M -e 1M --algo pat
+expect_stderr "algorithm 'pat' cannot run all_gather .*each in a server \(NVLink domain\) of its own" "$plansim" collective --topology "$h100" --nodes 2 --op all_gather -b 1M -e 1M --algo pat
 expect_stderr "cannot run all_reduce on this group of 16 GPUs: it needs .*sharp: true" \
   "$plansim" collective --topology "$h100" --nodes 2 -b 1M -e 1M --algo nvls_collnet
