@@ -62,6 +62,8 @@ TEST_CASE("nccl calibration: bad keys and values name file:line:col", "[io][coll
   };
   CHECK_THAT(err("efficiency:\n  nvlnk: 0.8\n"), Catch::Contains("cal.yaml:2:3") && Catch::Contains("nvlink"));
   CHECK_THAT(err("efficiency:\n  nvlink: 1.5\n"), Catch::Contains("cal.yaml:2:11"));
+  CHECK_THAT(err("efficiency:\n  pat: 1.5\n"), Catch::Contains("cal.yaml:2:8"));
+  CHECK_THAT(err("base_latency_us:\n  pat: [8]\n"), Catch::Contains("cal.yaml:2:8") && Catch::Contains("three"));
   CHECK_THAT(err("base_latency_us:\n  ring: [1, 2]\n"), Catch::Contains("cal.yaml:2:9") && Catch::Contains("three"));
   CHECK_THAT(err("chanels: 2\n"), Catch::Contains("cal.yaml:1:1") && Catch::Contains("channels"));
   CHECK_THAT(err("nccl_channels: 0\n"), Catch::Contains("cal.yaml:1:"));
