@@ -74,6 +74,13 @@ for tbl in nccltests_a100_3node_hdr nvidia_dgx_a100_8hdr_statement; do
   if [ -n "$err" ] && awk -v e="$err" 'BEGIN { exit !(e <= 15) }'; then passes=$((passes + 1));
   else echo "FAIL: $tbl: mean |busbw error| at >= 1 MiB '$err' % (want <= 15)"; fails=$((fails + 1)); fi
 done
+# Inside one DGX H100, out of sample (the topology names no profile; the Hopper constants come from other
+# statements): the ring and NVLS by GPU count of NVIDIA/nccl#1455 and NVIDIA's 476 GB/s (nccl-tests#290) are
+# within issue 12's 10 % for one server at >= 1 MiB.
+err=$("$plansim" collective --compare "$src/validate/nccl/h100_nccl_issue_points.yaml" |
+  sed -n 's/^overall mean |error| .*: >= 1 MiB \([0-9.]*\) % over 15 rows.*/\1/p')
+if [ -n "$err" ] && awk -v e="$err" 'BEGIN { exit !(e <= 10) }'; then passes=$((passes + 1));
+else echo "FAIL: h100_nccl_issue_points: mean |busbw error| at >= 1 MiB '$err' % over 15 rows (want <= 10)"; fails=$((fails + 1)); fi
 # In-network reduction (SHARP): the dgx-h100-sharp fabric's switches reduce, so `auto` runs NCCL's multi-node
 # NVLS over CollNet at 1 GiB on 16 servers; on dgx-h100 (no SHARP) naming it is an error that says why.
 sharp="$src/topologies/dgx-h100-sharp.yaml"
