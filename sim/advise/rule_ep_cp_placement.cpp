@@ -28,6 +28,7 @@ std::vector<Finding> check_ep_cp_placement(const LintContext& c) {
   for (Dim d : {Dim::ep, Dim::cp}) {
     const int size = d == Dim::ep ? p.ep : p.cp;
     if (size <= 1 || p.tp * size > island) continue;
+    if (d == Dim::ep && p.experts_folded()) continue;  // EP on the experts' own grid: no order places it
     const GroupPlacement g = place_group(c.scenario, c.topology, {d});
     if (g.islands <= 1) continue;
     Finding f;

@@ -37,7 +37,7 @@ bool tp_divides(const ModelSpec& m, int tp) {
 
 std::vector<std::string> sets_of(const Scenario& s) {
   const auto& p = s.parallel;
-  return {fmt::format("parallel.tp={}", p.tp),
+  std::vector<std::string> out{fmt::format("parallel.tp={}", p.tp),
           fmt::format("parallel.pp={}", p.pp),
           fmt::format("parallel.dp={}", p.dp),
           fmt::format("parallel.cp={}", p.cp),
@@ -48,6 +48,8 @@ std::vector<std::string> sets_of(const Scenario& s) {
           fmt::format("training.recompute={}", to_string(s.training.recompute)),
           "schedule.kind=" + s.schedule.kind,
           fmt::format("schedule.virtual_stages={}", s.schedule.virtual_stages)};
+  if (p.expert_tp > 0) out.push_back(fmt::format("parallel.expert_tp={}", p.expert_tp));
+  return out;
 }
 
 // Best first: tokens/s, then enumeration order (the same order however the plans were found).
@@ -143,6 +145,8 @@ std::vector<SearchPlan> enumerate_plans(const Scenario& base, const Topology& to
                     plan.scenario = base;
                     auto& p = plan.scenario.parallel;
                     p.tp = tp, p.pp = pp, p.dp = dp, p.cp = cp, p.ep = ep, p.zero = zero, p.order = order;
+                    // The base's expert folding (expert_tp 1) where this plan can fold: TP with sequence parallelism.
+                    if (p.expert_tp > 0 && !(p.sequence_parallel && tp > 1)) p.expert_tp = 0;
                     plan.scenario.training.micro_batch = mb;
                     plan.scenario.training.recompute = rec;
                     plan.scenario.schedule.kind = kind;

@@ -11,7 +11,7 @@ namespace plansim::advise {
 
 LayerWork estimate_layer_work(const Scenario& s, const GpuSpec& gpu) {
   const ComputeModel cm(ComputeParams::for_scenario(gpu, s));
-  const Shard sh{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention()};
+  const Shard sh = shard_of(s);
   const int64_t b = s.training.micro_batch;
   auto fwd_bwd = [&](const std::vector<OpCost>& f) {
     return (cm.ops_time(f) + cm.ops_time(backward_of(f, BackwardPart::both))).seconds();

@@ -28,7 +28,7 @@ const std::vector<std::string>& key_paths() {
       "model.seq_len", "model.dtype", "model.fp8_scaling", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
       "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every",
-      "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.ep_dispatcher", "parallel.sequence_parallel",
+      "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.expert_tp", "parallel.ep_dispatcher", "parallel.sequence_parallel",
       "parallel.zero", "parallel.order", "parallel.stage_layers", "parallel.pipeline_split",
       "parallel.pipeline_split.embedding", "parallel.pipeline_split.loss",
       "schedule.kind", "schedule.virtual_stages", "schedule.moe_a2a_overlap",
@@ -146,6 +146,7 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
   p.dp = m.positive_int_or("dp", 1, lim::kMaxGpus);
   p.cp = m.positive_int_or("cp", 1, lim::kMaxGpus);
   p.ep = m.positive_int_or("ep", 1, lim::kMaxGpus);
+  if (m.has("expert_tp")) p.expert_tp = m.positive_int_or("expert_tp", 1, lim::kMaxGpus);
   // tp·pp·dp·cp in int64, one factor at a time (each ≤ the cap, so no step overflows): world() is an int.
   int64_t world = 1;
   for (int64_t d : {p.tp, p.pp, p.dp, p.cp})
@@ -197,7 +198,13 @@ ParallelSpec read_parallel(const YamlFile& f, const YAML::Node& n) {
     p.split_loss = flag(ps, "loss", false);
     ps.finish();
   }
-  if (p.dp % p.ep != 0) f.fail(m.require("ep"), fmt::format("ep {} must divide dp {} (EP lives inside DP)", p.ep, p.dp));
+  if (p.expert_tp > 0 && p.expert_tp != 1 && p.expert_tp != p.tp)
+    f.fail(m.require("expert_tp"), fmt::format("expert_tp must be 1 (MoE parallel folding) or tp ({}), got {}: other "
+                                               "widths are not modelled", p.tp, p.expert_tp));
+  if (!p.experts_folded() && p.dp % p.ep != 0) {  // folded: check_consistency, once the model is known
+    f.fail(m.require("ep"), fmt::format("ep {} must divide dp {} (EP lives inside DP; with tp > 1, expert_tp: 1 folds "
+                                        "EP over tp·cp·dp)", p.ep, p.dp));
+  }
   if (p.sequence_parallel && p.tp == 1) f.fail(m.require("sequence_parallel"), "sequence_parallel needs tp > 1");
   m.finish();
   return p;
@@ -307,6 +314,15 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
     f.fail(mo, fmt::format("seq_len {} is not divisible by cp{}", m.seq_len, p.sequence_parallel ? "·tp" : ""));
   if (p.ep > 1 && (!m.moe || m.moe->experts % p.ep != 0))
     f.fail(par, fmt::format("ep {} needs an MoE model whose expert count it divides", p.ep));
+  if (p.expert_tp > 0 && !m.moe) f.fail(par["expert_tp"], "expert_tp needs an MoE model (model.moe)");
+  if (p.experts_folded()) {
+    if (!p.sequence_parallel)
+      f.fail(par["expert_tp"], "expert_tp 1 with tp > 1 needs sequence_parallel: true (each rank dispatches its own "
+                               "sequence shard, as Megatron-Core requires for MoE with TP)");
+    if ((p.tp * p.cp * p.dp) % p.ep != 0)
+      f.fail(par["ep"], fmt::format("ep {} must divide tp·cp·dp = {} (the ranks of a pipeline stage the experts fold "
+                                    "over)", p.ep, p.tp * p.cp * p.dp));
+  }
   if (s.schedule.kind == "interleaved" && s.micro_batches() % p.pp != 0)
     f.fail(root.require("schedule"),
            fmt::format("the interleaved schedule needs micro-batches ({}) to be a multiple of pp ({})",

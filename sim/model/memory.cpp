@@ -159,7 +159,7 @@ StageParams stage_parameters(const Scenario& s, int first_layer, int layer_count
   for (int l = first_layer; l < first_layer + layer_count; ++l) {
     if (m.is_moe_layer(l)) {
       out.dense += (c.per_moe_layer - c.expert_params_per_moe_layer) / p.tp;
-      out.expert += c.expert_params_per_moe_layer / (p.tp * p.ep);
+      out.expert += c.expert_params_per_moe_layer / (p.expert_tp_size() * p.ep);
     } else {
       out.dense += c.per_dense_layer / p.tp;
     }
@@ -218,7 +218,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   sp.dense += trained.adapters;  // LoRA adapters: weights too
   const int holders = p.weight_replicas() * in.state_replicas;
   MemoryBreakdown dense = model_state_memory(sp.dense, trained.dense, s.training, p.zero, holders);
-  MemoryBreakdown expert = model_state_memory(sp.expert, trained.expert, s.training, p.zero, holders / p.ep);
+  MemoryBreakdown expert = model_state_memory(sp.expert, trained.expert, s.training, p.zero,
+                                              p.expert_replicas() * in.state_replicas);
   MemoryBreakdown out;
   out.weights = dense.weights + expert.weights;
   out.gradients = dense.gradients + expert.gradients;

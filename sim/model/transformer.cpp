@@ -88,6 +88,12 @@ double flash_executed_pairs(const AttentionSpec& a, double s, int calls) {
   return pairs + s * kFlashRowOverheadKeys * calls;
 }
 
+Shard shard_of(const Scenario& s) {
+  Shard sh{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention()};
+  sh.expert_tp = s.parallel.expert_tp_size();
+  return sh;
+}
+
 double flash_head_dim_padding(int64_t head_dim) {
   if (head_dim <= 0) return 1;
   const int64_t rounded = (head_dim + 31) / 32 * 32;  // the kernels: 32, 64, 96, ..., 256
@@ -169,20 +175,24 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     f.mlp.push_back(gemm("router", t_norm, h, experts, e));
     // Softmax over fp32 router logits (read, write) and the top-k choice (k fp32 weights + k int64 indices).
     f.mlp.push_back(eltwise("router_topk", t_norm * experts * 4 * 2 + t_norm * k * 12));
-    // Balanced routing: this rank's experts see t·top_k tokens in all (tokens arrive via all-to-all),
-    // routed / local tokens each: one grouped GEMM over the local experts.
-    const double routed = t * k;
-    const double ff = d(moe.expert_ffn_hidden) / tp;
+    // Balanced routing: this rank's experts see t_moe·top_k tokens in all (tokens arrive via all-to-all),
+    // routed / local tokens each: one grouped GEMM over the local experts. t_moe: the tokens whose copies
+    // this rank's expert TP group shares, t (the TP group's; its ranks gathered them) with the experts split
+    // as the dense layers, the rank's sequence shard t·expert_tp/tp when they fold (Shard::expert_tp).
+    const double etp = sh.expert_tp > 0 ? sh.expert_tp : tp;
+    const double t_moe = t * etp / tp;
+    const double routed = t_moe * k;
+    const double ff = d(moe.expert_ffn_hidden) / etp;
     const double local = experts / sh.ep;
     // Megatron's drop-and-pad: each expert takes ceil(cf · t·k/E) tokens from each of the ep source
     // ranks, padding included (executed > counted when cf > 1, tokens dropped when cf < 1).
     double per_expert = routed / local;
-    if (moe.capacity_factor) per_expert = std::ceil(*moe.capacity_factor * t * k / experts) * sh.ep;
+    if (moe.capacity_factor) per_expert = std::ceil(*moe.capacity_factor * t_moe * k / experts) * sh.ep;
     const double padded = per_expert * local / routed;
     const ExpertGemm grouped{true, false, !moe.capacity_factor && sh.ep > 1};
-    // Permutation: gather each token's k copies into expert order (read t·h, write t·k·h); the
+    // Permutation: gather each token's k copies into expert order (read t_moe·h, write t_moe·k·h); the
     // unpermutation reads them back and sums the k weighted copies per token.
-    f.mlp.push_back(eltwise("token_permute", (t + routed * padded) * h * a));
+    f.mlp.push_back(eltwise("token_permute", (t_moe + routed * padded) * h * a));
     auto expert_gemm = [&](std::string name, double kk, double nn) {
       OpCost g = gemm(std::move(name), routed, kk, nn, e);
       g.dims = GemmDims{per_expert, nn, kk, local};
@@ -196,7 +206,7 @@ LayerForward layer_forward(const ModelSpec& m, int layer, int64_t batch, const S
     f.mlp.push_back(expert_gemm("expert_up", h, ff * (mats - 1)));
     f.mlp.push_back(eltwise("expert_activation", routed * padded * ff * (mats == 3 ? 3 : 2) * a));
     f.mlp.push_back(expert_gemm("expert_down", ff, h));
-    f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t) * h * a));
+    f.mlp.push_back(eltwise("token_unpermute", (routed * padded + t_moe) * h * a));
   } else {
     const double ff = d(m.ffn_hidden) / tp;
     f.mlp.push_back(chunked(with_casts(gemm("mlp_up", t, h, ff * (mats - 1), e), m, sh, up_site), sh.tp_overlap_chunks));

@@ -101,7 +101,14 @@ struct Shard {
   int micro_batches = 1;
   // The fraction of a weight each rank casts where ZeRO-3 gathers the weights in fp8 (CastSite::weight_shard).
   double fp8_weight_shard = 1;
+  // The experts' TP width (ParallelSpec::expert_tp_size; 0 = tp). Below tp (MoE parallel folding) a rank
+  // dispatches its sequence shard, t·expert_tp/tp tokens, and its experts are expert_ffn_hidden/expert_tp wide.
+  int expert_tp = 0;
 };
+
+// The shard of every rank of a scenario's plan: tp, cp, ep, sequence parallelism, the attention kernel and
+// the experts' TP width (the fields that follow the plan alone; the cost table adds its own).
+Shard shard_of(const Scenario& s);
 
 // The work a flash kernel executes per head / the head's work: FlashAttention-2 instantiates its kernels
 // for head dimensions 32, 64, 96, 128, 160, 192, 224, 256 and runs a head on the smallest one that holds

@@ -7,7 +7,7 @@
 namespace plansim {
 
 CostTable::CostTable(const Scenario& s, std::vector<ComputeCost>& out) : s_(&s), out_(&out) {
-  shard_ = Shard{s.parallel.tp, s.parallel.cp, s.parallel.ep, s.parallel.sequence_parallel, !s.training.materialised_attention()};
+  shard_ = shard_of(s);
   if (s.training.overlap.tp_comm && s.parallel.tp > 1) shard_.tp_overlap_chunks = s.parallel.tp;
   tp_split_ = shard_.tp_overlap_chunks > 1;
   shard_.micro_batches = s.micro_batches();

@@ -15,7 +15,7 @@ RankBuilder::RankBuilder(const Context& c, Program& p)
   p.stage = coords_[Dim::pp];
   tp_ = c.groups->id(Dim::tp, c.map->group(r, {Dim::tp}));
   cp_ = c.groups->id(Dim::cp, c.map->group(r, {Dim::cp}));
-  const std::vector<int> ep_members = c.map->group(r, {Dim::ep});
+  const std::vector<int> ep_members = c.map->expert_group(r);
   ep_ = c.groups->id(Dim::ep, ep_members);
   if (par.ep_dispatcher == ParallelSpec::EpDispatcher::hierarchical && s_.model.moe && par.ep > 1) {
     const EpSplit split = split_ep_group(ep_members, r, par.node_gpus);
@@ -35,7 +35,7 @@ RankBuilder::RankBuilder(const Context& c, Program& p)
   const ParamCount pc = count_parameters(s_.model);
   dense_layer_params_ = pc.per_dense_layer / par.tp;
   moe_dense_params_ = (pc.per_moe_layer - pc.expert_params_per_moe_layer) / par.tp;
-  moe_expert_params_ = pc.expert_params_per_moe_layer / (par.tp * par.ep);
+  moe_expert_params_ = pc.expert_params_per_moe_layer / (par.expert_tp_size() * par.ep);
   adapter_params_ = adapter_params(s_.model, s_.training.finetune, 0, par.tp);
   // Embedding (the stage holding the first piece) and output layer + final norm (the last piece),
   // each this rank's share.

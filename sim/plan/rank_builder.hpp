@@ -172,6 +172,9 @@ class RankBuilder {
   // TP collective after a block (forward or backward); returns what the next block depends on.
   // Overlapped where a GEMM pairs with it: it runs beside that GEMM and the rank's next kernel waits for it.
   uint32_t tp_after(const BlockOps& block, Phase ph, int mb);
+  // Whether a layer's MLP block is wrapped in TP collectives: not an MoE block whose experts fold
+  // (ParallelSpec::expert_tp: it runs on the rank's sequence shard, its EP all-to-all instead).
+  [[nodiscard]] bool mlp_tp_comm(bool moe) const { return !(moe && s_.parallel.experts_folded()); }
   // TP all-gather before a block (sequence parallel); `paired`: the block's first GEMM runs beside it
   // (split_before joins it), else the block waits for it.
   uint32_t tp_before(uint32_t dep, Phase ph, int mb, bool paired);

@@ -64,13 +64,14 @@ uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool r
   const BlockOps a = sa.split() ? split_rest(sa, ph, mb, recompute, {split_before(sa, ph, mb, recompute, {d, g, pg}), kv})
                                 : whole(compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg}));
   d = tp_after(a, ph, mb);
-  const TpSplit sm = c_.costs->forward_split(1, moe);
-  d = tp_before(d, ph, mb, sm.split());
+  const bool mlp_tp = mlp_tp_comm(moe);
+  const TpSplit sm = mlp_tp ? c_.costs->forward_split(1, moe) : TpSplit{};
+  if (mlp_tp) d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);
   BlockOps m = sm.split() ? split_rest(sm, ph, mb, recompute, {split_before(sm, ph, mb, recompute, {d})})
                           : whole(compute(c_.costs->forward(1, moe), ph, mb, recompute, {d}));
   if (moe) m = whole(ep_exchange(m.last, ph, mb, false));
-  return tp_after(m, ph, mb);
+  return mlp_tp ? tp_after(m, ph, mb) : m.last;
 }
 
 uint32_t RankBuilder::op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather) {
@@ -79,7 +80,7 @@ uint32_t RankBuilder::op_sac_recompute(int l, int mb, uint32_t in, uint32_t gath
   uint32_t d = tp_before(in, ph, mb, false);
   d = compute(c_.costs->op_sac_recompute(0, moe), ph, mb, true, {d, gather});
   if (!s_.parallel.sequence_parallel) d = tp_after(whole(d), ph, mb);
-  d = tp_before(d, ph, mb, false);
+  if (mlp_tp_comm(moe)) d = tp_before(d, ph, mb, false);
   return compute(c_.costs->op_sac_recompute(1, moe), ph, mb, true, {d});
 }
 
@@ -91,15 +92,16 @@ uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart pa
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
   if (s_.training.recompute == Recompute::selective_op) d = op_sac_recompute(l, mb, d, g);
-  const TpSplit sm = c_.costs->backward_split(1, moe, part, mlp);
-  d = tp_before(d, ph, mb, sm.split());
+  const bool mlp_tp = mlp_tp_comm(moe);
+  const TpSplit sm = mlp_tp ? c_.costs->backward_split(1, moe, part, mlp) : TpSplit{};
+  if (mlp_tp) d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);
   BlockOps m = sm.split() ? split_rest(sm, ph, mb, false, {split_before(sm, ph, mb, false, {d, g})})
                           : whole(compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g}));
   if (moe) m = whole(ep_exchange(m.last, ph, mb, false));
   uint32_t grads = m.last, out = m.last;
   if (attn.has_backward()) {
-    d = tp_after(m, ph, mb);
+    d = mlp_tp ? tp_after(m, ph, mb) : m.last;
     const TpSplit sa = c_.costs->backward_split(0, moe, part, attn);
     d = tp_before(d, ph, mb, sa.split());
     const uint32_t cost = sa.split() ? sa.rest : c_.costs->backward(0, moe, part, attn);

@@ -7,8 +7,13 @@ namespace plansim {
 RankMapping::RankMapping(const ParallelSpec& p) : order_(p.order) {
   sizes_[static_cast<size_t>(Dim::tp)] = p.tp;
   sizes_[static_cast<size_t>(Dim::cp)] = p.cp;
-  sizes_[static_cast<size_t>(Dim::ep)] = p.ep;
-  sizes_[static_cast<size_t>(Dim::dp)] = p.dp / p.ep;
+  const bool folded = p.experts_folded();
+  sizes_[static_cast<size_t>(Dim::ep)] = folded ? 1 : p.ep;
+  sizes_[static_cast<size_t>(Dim::dp)] = folded ? p.dp : p.dp / p.ep;
+  if (folded) {
+    expert_tp_ = p.expert_tp_size();
+    expert_ep_ = p.ep;
+  }
   sizes_[static_cast<size_t>(Dim::pp)] = p.pp;
   for (int s : sizes_) world_ *= s;
 }
@@ -42,6 +47,33 @@ std::vector<int> RankMapping::group(int r, std::span<const Dim> vary) const {
     RankCoords c = base;
     int k = i;
     for (Dim d : dims) {
+      c[d] = k % size(d);
+      k /= size(d);
+    }
+    out.push_back(rank(c));
+  }
+  return out;
+}
+
+std::vector<int> RankMapping::expert_group(int r) const {
+  if (expert_tp_ == 0) return group(r, {Dim::ep});
+  // The rank's index inside its pipeline stage: its coordinates other than pp, innermost first.
+  const RankCoords base = coords(r);
+  int index = 0, stride = 1;
+  for (Dim d : order_) {
+    if (d == Dim::pp) continue;
+    index += base[d] * stride;
+    stride *= size(d);
+  }
+  const int digit = (index / expert_tp_) % expert_ep_;
+  const int first = index - digit * expert_tp_;
+  std::vector<int> out;
+  out.reserve(static_cast<size_t>(expert_ep_));
+  for (int i = 0; i < expert_ep_; ++i) {
+    RankCoords c = base;
+    int k = first + i * expert_tp_;
+    for (Dim d : order_) {
+      if (d == Dim::pp) continue;
       c[d] = k % size(d);
       k /= size(d);
     }

@@ -1,7 +1,8 @@
 #pragma once
 // Ranks -> parallel coordinates by the scenario's `order` (innermost first): with the default
 // [tp, cp, ep, dp, pp], consecutive ranks form TP groups (inside a server), and PP is outermost.
-// EP subdivides DP as in Megatron: the "ep" coordinate has size ep, the "dp" coordinate dp/ep; the
+// EP subdivides DP as in Megatron: the "ep" coordinate has size ep, the "dp" coordinate dp/ep (with
+// the experts folded, ParallelSpec::expert_tp, the ep coordinate has size 1 and expert_group forms EP); the
 // expert-DP group varies only the latter. The group that holds the same dense parameters, reduces their
 // gradients and shards them under ZeRO varies cp, ep and dp: CP ranks hold the same weights and see
 // different tokens of the same sequences, so their gradients are partial sums too (Megatron-Core reduces
@@ -38,11 +39,19 @@ class RankMapping {
   [[nodiscard]] std::vector<int> group(int rank, std::initializer_list<Dim> vary) const {
     return group(rank, std::span<const Dim>(vary.begin(), vary.size()));
   }
+  // The expert-parallel group of `rank`: group(rank, {ep}), or with the experts folded
+  // (ParallelSpec::expert_tp) the ranks of its pipeline stage whose index in the stage (the order's
+  // coordinates other than pp, innermost first) differs only in the expert grid's EP digit
+  // (stage index = etp_index + expert_tp · (ep_index + ep · edp_index), Megatron-Core's expert rank
+  // generator, order tp-ep-dp), ordered by ep_index.
+  [[nodiscard]] std::vector<int> expert_group(int rank) const;
 
  private:
   std::array<int, 5> sizes_{};   // by Dim
   std::array<Dim, 5> order_{};
   int world_ = 1;
+  int expert_tp_ = 0;  // > 0: the experts fold (expert_group); the ep coordinate then has size 1
+  int expert_ep_ = 1;
 };
 
 }  // namespace plansim

@@ -73,9 +73,16 @@ std::optional<Dim> dim_from_string(const std::string& s);
 struct ParallelSpec {
   int tp = 1;
   int pp = 1;
-  int dp = 1;  // data-parallel degree, including the ep ranks (ep divides dp)
+  int dp = 1;  // data-parallel degree, including the ep ranks (ep divides dp unless the experts fold)
   int cp = 1;
   int ep = 1;
+  // Expert tensor parallelism (Megatron-Core's expert_tensor_parallel_size). 0: the experts are split as
+  // the dense layers are (tp), and EP subdivides DP. 1 with tp > 1: MoE parallel folding (Megatron-Core
+  // >= 0.10, Liu et al., arXiv 2504.14960): the MoE layers run on their own grid over the same ranks of a
+  // pipeline stage, expert TP innermost, then EP, then expert DP (RankMapping::expert_group), so EP may
+  // span the TP, CP and DP ranks (ep divides tp·cp·dp); each rank dispatches its sequence-parallel shard
+  // of tokens and its experts hold whole FFN widths; no TP collective runs around the expert block.
+  int expert_tp = 0;
   bool sequence_parallel = false;
   int zero = 0;  // 0 = DDP, 1 = optimizer states sharded, 2 = + gradients, 3 = + parameters (FSDP)
   std::array<Dim, 5> order{Dim::tp, Dim::cp, Dim::ep, Dim::dp, Dim::pp};
@@ -97,6 +104,11 @@ struct ParallelSpec {
   // Ranks holding the same dense weights, over which gradients are reduced and ZeRO shards: DP (EP inside
   // it) × CP (plan/rank_mapping.hpp).
   [[nodiscard]] int weight_replicas() const { return dp * cp; }
+  // The experts' TP width, and whether the MoE layers fold onto their own grid (expert_tp above).
+  [[nodiscard]] int expert_tp_size() const { return expert_tp > 0 ? expert_tp : tp; }
+  [[nodiscard]] bool experts_folded() const { return expert_tp_size() != tp; }
+  // Ranks holding the same expert weights (expert DP): tp·cp·dp / (expert_tp·ep); dp·cp / ep unfolded.
+  [[nodiscard]] int expert_replicas() const { return tp * cp * dp / (expert_tp_size() * ep); }
 };
 
 struct ScheduleSpec {

@@ -132,7 +132,15 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   std::string folding = "off", planes = "off", dp_folding = "off", dp_why, tp_abandoned, first_why;
   // DP folding first where it folds more ranks than TP folding would (more DP replicas than TP
   // siblings), else only where TP folding is abandoned.
-  const bool try_dp = options.symmetry && options.fold_dp && s.parallel.dp > 1;
+  // Folded experts (ParallelSpec::expert_tp): an EP group spans TP siblings and DP replicas, which both
+  // foldings assume its transfers do not, so every rank runs.
+  const bool experts_folded = s.model.moe && s.parallel.experts_folded() && s.parallel.ep > 1;
+  const bool fold = options.symmetry && !experts_folded;
+  if (options.symmetry && experts_folded)
+    how = fmt::format("every rank executed ({} ranks): the experts fold over the TP, CP and DP ranks (expert_tp {}), so "
+                      "EP groups span TP siblings and DP replicas and neither TP nor DP folding applies",
+                      s.parallel.world(), s.parallel.expert_tp_size());
+  const bool try_dp = fold && options.fold_dp && s.parallel.dp > 1;
   const int dp_replicas = try_dp ? RankMapping(s.parallel).size(Dim::dp) : 1;
   // Whether TP links are private is a property of the whole world's routes, which every compiled
   // variant (folded in any way, or not) covers: computed once, for the first plan that asks.
@@ -185,7 +193,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
     if (!done && !first_why.empty()) dp_why = first_why;
   };
   if (try_dp && (dp_replicas > s.parallel.tp)) fold_dp();
-  if (!done && options.symmetry && s.parallel.tp > 1) {
+  if (!done && fold && s.parallel.tp > 1) {
     run.plan = compile_plan(s, CompileOptions{true});
     const bool memo = links_private(run.plan);
     if (memo) {

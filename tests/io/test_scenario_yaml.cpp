@@ -213,3 +213,32 @@ TEST_CASE("scenario: model.fp8_scaling is delayed by default and validated", "[i
   CHECK_THAT(error_of(kBase, {"model.fp8_scaling=7"}), Catch::Contains("'fp8_scaling' must be one of delayed, tensorwise, rowwise"));
   CHECK_THAT(error_of(kBase, {"model.fp8_scalng=rowwise"}), Catch::Contains("did you mean 'model.fp8_scaling'"));
 }
+
+TEST_CASE("scenario: parallel.expert_tp folds the experts over tp·cp·dp, and its errors", "[io][scenario][moe]") {
+  // kBase: tp 2, pp 2, dp 2 on 8 GPUs. EP 4 does not divide dp 2 but divides tp·cp·dp = 4 once folded.
+  const std::vector<std::string> moe = {"model.moe={experts: 8, top_k: 2}", "parallel.sequence_parallel=true"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), moe.begin(), moe.end());
+    return more;
+  };
+  const LoadedScenario s = load(kBase, with({"parallel.ep=4", "parallel.expert_tp=1"}));
+  CHECK(s.scenario.parallel.experts_folded());
+  CHECK(s.scenario.parallel.expert_tp_size() == 1);
+  CHECK(s.scenario.parallel.expert_replicas() == 1);
+  CHECK_FALSE(load(kBase, with({"parallel.ep=2", "parallel.expert_tp=2"})).scenario.parallel.experts_folded());
+  CHECK_THAT(error_of(kBase, with({"parallel.ep=4"})), Catch::Contains("ep 4 must divide dp 2") &&
+                                                          Catch::Contains("expert_tp: 1 folds EP over tp·cp·dp"));
+  CHECK(error_of(kBase, with({"parallel.ep=2", "parallel.expert_tp=3"})) ==
+        "--set parallel.expert_tp=3: expert_tp must be 1 (MoE parallel folding) or tp (2), got 3: other widths are not "
+        "modelled");
+  CHECK_THAT(error_of(kBase, {"model.moe={experts: 8, top_k: 2}", "parallel.ep=2", "parallel.expert_tp=1"}),
+             Catch::Contains("needs sequence_parallel: true"));
+  CHECK_THAT(error_of(kBase, with({"parallel.ep=8", "parallel.expert_tp=1"})),
+             Catch::Contains("ep 8 must divide tp·cp·dp = 4"));
+  CHECK_THAT(error_of(kBase, {"parallel.expert_tp=1"}), Catch::Contains("expert_tp needs an MoE model"));
+  CHECK_THAT(error_of(kBase, with({"parallel.expert_tp=0"})), Catch::Contains("expert_tp"));
+  // In a file: file:line:col.
+  const std::string file = std::string(kBase).replace(std::string(kBase).find("parallel: {tp: 2, pp: 2, dp: 2}"),
+                                                       31, "parallel: {tp: 2, pp: 2, dp: 2, ep: 2, expert_tp: 5}");
+  CHECK_THAT(error_of(file, {"model.moe={experts: 8, top_k: 2}"}), Catch::StartsWith("s.yaml:4:"));
+}
