@@ -35,6 +35,12 @@ expect_stderr "'layers' must be an integer from 1 to 4,096, got 2,000,000,000" "
 expect_stderr "fp8_scaling_unknown.yaml:3:132: 'fp8_scaling' must be one of delayed, tensorwise, rowwise, got 'blockwise'$" \
   "$plansim" run "$bad/scenario/fp8_scaling_unknown.yaml"
 expect_stderr "fp8_scaling_list.yaml:3:132: 'fp8_scaling' must be a single value, not a list$" "$plansim" run "$bad/scenario/fp8_scaling_list.yaml"
+# MoE parallel folding (parallel.expert_tp): a width not modelled, no sequence parallelism, a dense model, ep wider than the stage.
+expect_stderr "expert_tp_width.yaml:4:51: expert_tp must be 1 \\(MoE parallel folding\\) or tp \\(4\\), got 2: other widths are not modelled$" \
+  "$plansim" run "$bad/scenario/expert_tp_width.yaml"
+expect_stderr "expert_tp_no_sp.yaml:4:51: expert_tp 1 with tp > 1 needs sequence_parallel: true" "$plansim" run "$bad/scenario/expert_tp_no_sp.yaml"
+expect_stderr "expert_tp_dense.yaml:4:44: expert_tp needs an MoE model \\(model.moe\\)$" "$plansim" run "$bad/scenario/expert_tp_dense.yaml"
+expect_stderr "expert_tp_ep_width.yaml:4:37: ep 16 must divide tp·cp·dp = 8" "$plansim" run "$bad/scenario/expert_tp_ep_width.yaml"
 # training.attention and its profile key (flash2_attention_efficiency): unknown kernel, out-of-range, NaN.
 expect_stderr "attention_unknown.yaml:6:74: 'attention' must be one of flash, flash2, materialised, got 'flash3' \\(did you mean 'flash'\\?\\)$" \
   "$plansim" run "$bad/scenario/attention_unknown.yaml"
