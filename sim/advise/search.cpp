@@ -125,10 +125,14 @@ std::vector<SearchPlan> enumerate_plans(const Scenario& base, const Topology& to
         if ((world / (tp * pp)) % cp != 0) continue;
         if (m.seq_len % (cp * (base.parallel.sequence_parallel ? tp : 1)) != 0) continue;
         const int dp = world / (tp * pp * cp);
+        // MoE parallel folding (expert_tp 1) where the base asks for it and this plan can fold (TP with
+        // sequence parallelism): EP spans the stage's TP, CP and DP ranks, else it stays inside DP.
+        const bool fold = m.moe && base.parallel.expert_tp == 1 && base.parallel.sequence_parallel && tp > 1;
+        const int ep_span = fold ? tp * cp * dp : dp;
         std::vector<int> eps{1};
         if (m.moe)
-          for (int ep = 2; ep <= dp; ep *= 2)
-            if (dp % ep == 0 && m.moe->experts % ep == 0) eps.push_back(ep);
+          for (int ep = 2; ep <= ep_span; ep *= 2)
+            if (ep_span % ep == 0 && m.moe->experts % ep == 0) eps.push_back(ep);
         for (int ep : eps)
           for (int mb : {1, 2, 4, 8}) {
             if (base.training.global_batch % (int64_t{mb} * dp) != 0) continue;
@@ -145,8 +149,7 @@ std::vector<SearchPlan> enumerate_plans(const Scenario& base, const Topology& to
                     plan.scenario = base;
                     auto& p = plan.scenario.parallel;
                     p.tp = tp, p.pp = pp, p.dp = dp, p.cp = cp, p.ep = ep, p.zero = zero, p.order = order;
-                    // The base's expert folding (expert_tp 1) where this plan can fold: TP with sequence parallelism.
-                    if (p.expert_tp > 0 && !(p.sequence_parallel && tp > 1)) p.expert_tp = 0;
+                    p.expert_tp = fold ? 1 : 0;  // 0: experts split like the dense MLP (expert_tp = tp)
                     plan.scenario.training.micro_batch = mb;
                     plan.scenario.training.recompute = rec;
                     plan.scenario.schedule.kind = kind;
@@ -183,6 +186,10 @@ SearchResult run_search(const std::filesystem::path& scenario, const SearchOptio
                                  fmt::format("training.global_batch={}", options.gpus),
                                  std::string("training.micro_batch=1")})
       topo_sets.push_back(s);
+    // Settings that need more than one GPU per group are the plans' own, not the cluster's.
+    topo_sets.push_back("parallel.sequence_parallel=false");
+    topo_sets.push_back("schedule.moe_a2a_overlap=false");
+    if (base.scenario.parallel.expert_tp > 0) topo_sets.push_back("parallel.expert_tp=1");
     LoadedScenario probe = load_scenario(scenario, topo_sets);
     base.topology = std::move(probe.topology);
     base.scenario.nodes = probe.scenario.nodes;

@@ -12,6 +12,7 @@ std::string plan_label(const Scenario& s) {
   std::string l = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
   if (p.cp > 1) l += fmt::format(" CP{}", p.cp);
   if (p.ep > 1) l += fmt::format(" EP{}", p.ep);
+  if (p.ep > 1 && p.experts_folded()) l += " ETP1";  // Megatron's expert_tensor_parallel_size 1: folded experts
   l += fmt::format(" mb{} {}{} rc:{} ZeRO-{}", s.training.micro_batch, s.schedule.kind,
                    s.schedule.virtual_stages > 1 ? fmt::format("/v{}", s.schedule.virtual_stages) : "",
                    to_string(s.training.recompute), p.zero);

@@ -2,6 +2,8 @@
 // search finds TP=8 inside a server for Megatron-LM 2021 Table 1 rows (TP free; TP and PP free), and
 // it agrees with the strategy guidance of SEEDS.md where the physics does ("1–10B: DDP on 8–64 GPUs";
 // "multi-node IB: TP intra-node, DP/PP inter-node"; "100B–1T: 3D").
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -33,6 +35,34 @@ TEST_CASE("search: enumeration respects divisibility and the world size", "[advi
     CHECK(par.world() == 8);
     CHECK(s.scenario.model.layers % (par.pp * p.scenario.schedule.virtual_stages) == 0);
     CHECK(p.scenario.training.global_batch % (int64_t{p.scenario.training.micro_batch} * par.dp) == 0);
+  }
+}
+
+TEST_CASE("search: MoE parallel folding asked by the base widens EP to the stage's TP, CP and DP ranks", "[advise]") {
+  const std::string moe = kSrc + "/scenarios/dualpipe-moe-64-h100.yaml";
+  const std::vector<std::string> fold{"parallel.tp=2", "parallel.dp=4", "parallel.ep=8", "parallel.expert_tp=1",
+                                      "parallel.sequence_parallel=true", "schedule.kind=1f1b"};
+  LoadedScenario folded = load_scenario(moe, fold);
+  bool ep_wider_than_dp = false;
+  for (const auto& p : enumerate_plans(folded.scenario, folded.topology)) {
+    const auto& par = p.scenario.parallel;
+    const bool folds = par.tp > 1;  // the base has sequence parallelism
+    CHECK(par.expert_tp == (folds ? 1 : 0));
+    CHECK((folds ? par.tp * par.cp * par.dp : par.dp) % par.ep == 0);
+    ep_wider_than_dp = ep_wider_than_dp || par.ep > par.dp;
+    const bool says_fold = std::find(p.sets.begin(), p.sets.end(), "parallel.expert_tp=1") != p.sets.end();
+    CHECK(says_fold == folds);
+    CHECK((plan_label(p.scenario).find(" ETP1") != std::string::npos) == (folds && par.ep > 1));
+  }
+  CHECK(ep_wider_than_dp);
+  // A base with experts split like the dense MLP (expert_tp = tp, said explicitly) keeps EP inside DP at every tp.
+  std::vector<std::string> unfold = fold;
+  unfold[3] = "parallel.expert_tp=2";
+  unfold[1] = "parallel.dp=4", unfold[2] = "parallel.ep=4";
+  LoadedScenario split = load_scenario(moe, unfold);
+  for (const auto& p : enumerate_plans(split.scenario, split.topology)) {
+    CHECK(p.scenario.parallel.expert_tp == 0);
+    CHECK(p.scenario.parallel.dp % p.scenario.parallel.ep == 0);
   }
 }
 
