@@ -42,6 +42,7 @@ calib::FitParameter parse_fit(const std::string& text) {
   else if (p.key == "moe_load_imbalance") p = {p.key, 1.0, 4.0, 1.2};
   else if (p.key == "gemm_feed_ratio") p = {p.key, 0.3, 3.0, 1.0};
   else if (p.key == "gemm_tile_latency") p = {p.key, 0.01, 20.0, 1.0};  // microseconds
+  else if (p.key == "expert_launch_overhead") p = {p.key, 0.1, 200.0, 10.0};  // microseconds
   else if (eq == std::string::npos)
     throw ConfigError(where, fmt::format("'{}' has no default bounds: give them as {}=LO:HI", p.key, p.key));
   if (eq != std::string::npos) {

@@ -30,7 +30,7 @@ std::string stats_line(const std::string& what, const ErrorStats& s) {
 }  // namespace
 
 std::string fit_value_text(const std::string& key, double value, int digits) {
-  const bool time = key == "gemm_tile_latency" || key == "launch_overhead";
+  const bool time = key == "gemm_tile_latency" || key == "launch_overhead" || key == "expert_launch_overhead";
   return fmt::format("{:.{}g}{}", value, digits, time ? " us" : "");
 }
 

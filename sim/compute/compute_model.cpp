@@ -123,6 +123,7 @@ ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   if (o.flash2_attention_efficiency) p.flash2_attention_efficiency = *o.flash2_attention_efficiency;
   if (o.hbm_efficiency) p.hbm_efficiency = *o.hbm_efficiency;
   if (o.launch_overhead) p.launch_overhead = *o.launch_overhead;
+  if (o.expert_launch_overhead) p.expert_launch_overhead = *o.expert_launch_overhead;
   if (o.comm_slowdown) p.comm_slowdown = *o.comm_slowdown;
   if (o.softmax_exp_cost) p.softmax_exp_cost = *o.softmax_exp_cost;
   return p;
@@ -240,7 +241,10 @@ Time ComputeModel::op_time(const OpCost& op) const {
   const double mem_s = op.hbm_bytes / hbm;
   // fp8 quantisation kernels (OpCost::casts): memory-bound, each its own launch, not overlapped with the GEMM.
   const double casts_s = op.casts.bytes / hbm + op.casts.kernels * p_.launch_overhead.seconds();
-  return Time::from_seconds(std::max(flop_s, mem_s) + op.unfused_bytes / hbm + casts_s) + p_.launch_overhead;
+  // Grouped expert GEMMs: the host's per-expert issue time after TE's token-count sync (ComputeParams).
+  const double host_s = op.expert.grouped ? op.dims.batch * p_.expert_launch_overhead.seconds() : 0.0;
+  return Time::from_seconds(std::max(flop_s, mem_s) + op.unfused_bytes / hbm + casts_s + host_s) +
+         p_.launch_overhead;
 }
 
 Time ComputeModel::ops_time(const std::vector<OpCost>& ops) const {

@@ -44,7 +44,7 @@
 // gemm_tile_k_bytes 128, gemm_tile_latency 0 (no source: calibration fits it), gemm_feed_ratio 1,
 // sustained_factor 1, grouped_gemm_efficiency 1, moe_load_imbalance 1 (no source for other
 // values: calibration fits them), attention_efficiency 0.75, hbm_efficiency 0.85, launch_overhead
-// 2 us, comm_slowdown 0.1 (compute runs 10 % slower while a communication kernel shares the SMs).
+// 2 us, expert_launch_overhead 0 (calibration fits it), comm_slowdown 0.1 (compute runs 10 % slower while a communication kernel shares the SMs).
 // Every parameter can be set in the scenario's `compute:` section (calibration).
 #include <array>
 
@@ -101,6 +101,15 @@ struct ComputeParams {
   double hbm_efficiency = 0.85;
   Rate hbm;
   Time launch_overhead = Time::us(2);
+  // Host time per local expert of each grouped expert GEMM (forward, dgrad, wgrad), exposed on the GPU's
+  // timeline. Transformer Engine's GroupedLinear takes the per-expert token counts as a host list
+  // (Megatron-Core's TEGroupedMLP: `tokens_per_expert.tolist()`, a device-to-host copy that waits for the
+  // router and the token exchange), then issues each expert's GEMM and, in fp8, its quantisation kernels
+  // from Python: the GPU's queue is empty at that point, so the host's per-expert issue time is on the
+  // critical path wherever an expert's kernels are shorter than issuing them (many small experts). Charged
+  // as local experts × this per grouped GEMM op, added to its time. 0 by default (no source): calibration
+  // fits it (`plansim calibrate --runs --fit expert_launch_overhead`).
+  Time expert_launch_overhead = Time::zero();
   double comm_slowdown = 0.1;
 
   static ComputeParams defaults(const GpuSpec& gpu, DType dtype);

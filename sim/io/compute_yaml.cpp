@@ -41,6 +41,7 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   }
   if (m.has("hbm_efficiency")) c.hbm_efficiency = m.real("hbm_efficiency", {0, 1, true});
   if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
+  if (m.has("expert_launch_overhead")) c.expert_launch_overhead = m.time("expert_launch_overhead");
   if (m.has("comm_slowdown")) c.comm_slowdown = m.real("comm_slowdown", {0, 100});  // 0.1 = 10 % slower
   if (m.has("softmax_exp_cost")) c.softmax_exp_cost = m.optional<bool>("softmax_exp_cost", false);
   m.finish();

@@ -40,7 +40,7 @@ const std::vector<std::string>& key_paths() {
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
       "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
       "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency", "compute.flash2_attention_efficiency",
-      "compute.hbm_efficiency", "compute.launch_overhead", "compute.comm_slowdown", "compute.softmax_exp_cost"};
+      "compute.hbm_efficiency", "compute.launch_overhead", "compute.expert_launch_overhead", "compute.comm_slowdown", "compute.softmax_exp_cost"};
   return paths;
 }
 

@@ -169,6 +169,7 @@ struct ComputeOverrides {
   std::optional<double> flash2_attention_efficiency;  // the same for FlashAttention-2 (training.attention flash2)
   std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
   std::optional<Time> launch_overhead;          // per kernel
+  std::optional<Time> expert_launch_overhead;   // host time per local expert per grouped expert GEMM
   std::optional<double> comm_slowdown;          // compute slowdown while a comm kernel runs on the GPU
   std::optional<bool> softmax_exp_cost;         // charge flash attention's softmax exponentials (default off)
 };
@@ -191,6 +192,7 @@ void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.flash2_attention_efficiency, b.flash2_attention_efficiency);
   fn(a.hbm_efficiency, b.hbm_efficiency);
   fn(a.launch_overhead, b.launch_overhead);
+  fn(a.expert_launch_overhead, b.expert_launch_overhead);
   fn(a.comm_slowdown, b.comm_slowdown);
   fn(a.softmax_exp_cost, b.softmax_exp_cost);
 }
@@ -202,7 +204,7 @@ struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in orde
   std::optional<double> d;
   std::optional<Time> e;
   std::optional<double> f, g, g8, h, i, j, j2, k;
-  std::optional<Time> l;
+  std::optional<Time> l, l2;
   std::optional<double> m;
   std::optional<bool> n;
 };

@@ -83,6 +83,7 @@ std::string report_json(const Report& r) {
                                           {"softmax_exp_cost", c->softmax_exp_cost},
                                           {"hbm_efficiency", c->hbm_efficiency},
                                           {"launch_overhead_us", c->launch_overhead.seconds() * 1e6},
+                                          {"expert_launch_overhead_us", c->expert_launch_overhead.seconds() * 1e6},
                                           {"comm_slowdown", c->comm_slowdown}};
     // Only where the topology sets a power limit below the TDP (README "Power limit").
     if (c->power_clock_factor != 1.0) j["compute"]["power_clock_factor"] = c->power_clock_factor;

@@ -176,6 +176,31 @@ TEST_CASE("GEMM model: grouped expert GEMMs quantise per expert; dropless charge
         Approx(cm.gemm_seconds(GemmDims{4096, 4096, 260, 8}) / 0.9).epsilon(1e-6));
 }
 
+TEST_CASE("compute model: expert_launch_overhead charges each grouped GEMM the host's issue time per local expert",
+          "[compute]") {
+  ComputeParams p = loop_only();
+  OpCost up{"expert_up", OpClass::gemm, 2.0 * 1600 * 2048 * 1536, 0, GemmDims{100, 1536, 2048, 16}};
+  up.expert = ExpertGemm{true, false, true};
+  OpCost wg{"expert_up_wgrad", OpClass::gemm, up.flops, 0, GemmDims{2048, 1536, 100, 16}};
+  wg.expert = ExpertGemm{true, true, true};
+  OpCost dense{"mlp_up", OpClass::gemm, 2.0 * 1600 * 2048 * 1536, 0, GemmDims{1600, 1536, 2048, 1}};
+  const double up0 = ComputeModel(p).op_time(up).seconds(), wg0 = ComputeModel(p).op_time(wg).seconds();
+  const double dense0 = ComputeModel(p).op_time(dense).seconds();
+  p.expert_launch_overhead = Time::us(20);
+  const ComputeModel cm(p);
+  // 16 local experts: 16 × 20 us on top of the kernel time, forward and weight gradient alike.
+  CHECK(cm.op_time(up).seconds() - up0 == Approx(16 * 20e-6).epsilon(1e-9));
+  CHECK(cm.op_time(wg).seconds() - wg0 == Approx(16 * 20e-6).epsilon(1e-9));
+  // A dense GEMM of the same FLOPs pays nothing more.
+  CHECK(cm.op_time(dense).seconds() == Approx(dense0).epsilon(1e-12));
+  // Half the experts per rank (twice the expert parallelism), half the host time.
+  OpCost half = up;
+  half.dims = GemmDims{200, 1536, 2048, 8};
+  const double half_with = cm.op_time(half).seconds();
+  p.expert_launch_overhead = Time::zero();
+  CHECK(half_with - ComputeModel(p).op_time(half).seconds() == Approx(8 * 20e-6).epsilon(1e-9));
+}
+
 TEST_CASE("compute model: attention is timed on its executed work, at attention_efficiency · sustained · MAMF",
           "[compute]") {
   ComputeParams p = ComputeParams::defaults(h100(), DType::bf16);

@@ -101,6 +101,12 @@ TEST_CASE("profile: errors point at file:line:col", "[io][profile]") {
   CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 1\nname: x\nsource: y\ncollectives: {channels: 0}\n",
                                              "p.yaml"); }),
              Catch::StartsWith("p.yaml:4:"));
+  CHECK_THAT(error_of([] { io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncompute: {expert_launch_overhead: -3 us}\n",
+                                             "p.yaml"); }),
+             Catch::StartsWith("p.yaml:4:") && Catch::Contains("expert_launch_overhead"));
+  const CalibrationProfile host = io::parse_profile("plansim_profile: 2\nname: x\nsource: y\ncompute: {expert_launch_overhead: 18.5 us}\n",
+                                         "p.yaml");
+  CHECK(host.compute.expert_launch_overhead->seconds() == Approx(18.5e-6));
 }
 
 TEST_CASE("profile: layers apply shipped < topology < scenario < compute: keys, and the report lists them",
