@@ -41,6 +41,9 @@ expect_stderr "expert_tp_width.yaml:4:51: expert_tp must be 1 \\(MoE parallel fo
 expect_stderr "expert_tp_no_sp.yaml:4:51: expert_tp 1 with tp > 1 needs sequence_parallel: true" "$plansim" run "$bad/scenario/expert_tp_no_sp.yaml"
 expect_stderr "expert_tp_dense.yaml:4:44: expert_tp needs an MoE model \\(model.moe\\)$" "$plansim" run "$bad/scenario/expert_tp_dense.yaml"
 expect_stderr "expert_tp_ep_width.yaml:4:37: ep 16 must divide tp·cp·dp = 8" "$plansim" run "$bad/scenario/expert_tp_ep_width.yaml"
+# The host issue time per local expert (compute.expert_launch_overhead): a negative time.
+expect_stderr "expert_launch_overhead_negative.yaml:7:35: 'expert_launch_overhead': time must not be negative, got '-20 us'$" \
+  "$plansim" run "$bad/scenario/expert_launch_overhead_negative.yaml"
 # training.attention and its profile key (flash2_attention_efficiency): unknown kernel, out-of-range, NaN.
 expect_stderr "attention_unknown.yaml:6:74: 'attention' must be one of flash, flash2, materialised, got 'flash3' \\(did you mean 'flash'\\?\\)$" \
   "$plansim" run "$bad/scenario/attention_unknown.yaml"
