@@ -378,7 +378,7 @@ LoadedScenario read(YamlFile f, const std::vector<std::string>& overrides, const
     }
   }
   r.finish();
-  if (topo->num_hosts() > 0) s.parallel.node_gpus = static_cast<int>(topo->num_gpus() / static_cast<size_t>(topo->num_hosts()));
+  s.parallel.domain_gpus = topo->gpus_per_island();
   io::resolve_calibration(f, tn, calibration, topo->gpu_spec().model, s);
   check_consistency(f, r, s, topo->num_gpus());
   Topology used = io::select_plan_gpus(f, plan_gpus, std::move(*topo), s.parallel.world());

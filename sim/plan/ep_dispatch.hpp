@@ -7,8 +7,9 @@
 //
 // hierarchical (Megatron-Core's `flex` dispatcher with the DeepEP or HybridEP backend, Megatron-Bridge's
 // `moe_flex_dispatcher_backend`): a token crosses the inter-server fabric at most once per destination
-// server, to the rank with its own local index there, which forwards it over NVLink to the experts of
-// that server that chose it (DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.2.2 "each token ... is
+// server (NVLink domain: a server, or the trays of an NVL72 rack, whose GPUs all reach each other over
+// NVLink), to the rank with its own local index there, which forwards it over NVLink to the experts of
+// that domain that chose it (DeepSeek-V3 report, arXiv 2412.19437, Sec. 3.2.2 "each token ... is
 // transmitted via IB to the GPUs with the same in-node index on its target nodes ... then forwarded via
 // NVLink"; DeepEP's normal kernels; NVIDIA HybridEP). Modelled as two all-to-alls: one over the EP
 // ranks with this rank's in-server index on every server of the EP group (each token sent to the
@@ -24,8 +25,8 @@ namespace plansim {
 // hold at least one of a token's k distinct experts under uniform routing: n·(1 − C(E − E/n, k)/C(E, k)).
 double expected_servers_hit(int experts, int top_k, int servers);
 
-// The EP group of a rank, split by server (`members` in EP order, `node_gpus` GPUs per server, a rank
-// r on server r / node_gpus). `across`: the members with this rank's index within its server, one per
+// The EP group of a rank, split by server, i.e. NVLink domain (`members` in EP order, `node_gpus` GPUs
+// per domain, a rank r in domain r / node_gpus; ParallelSpec::domain_gpus). `across`: the members with this rank's index within its server, one per
 // server; `within`: this rank's server's members. Empty when the group is on one server, or its
 // servers hold unequal numbers of members (then the flat all-to-all is used).
 struct EpSplit {

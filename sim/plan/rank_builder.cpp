@@ -18,7 +18,7 @@ RankBuilder::RankBuilder(const Context& c, Program& p)
   const std::vector<int> ep_members = c.map->expert_group(r);
   ep_ = c.groups->id(Dim::ep, ep_members);
   if (par.ep_dispatcher == ParallelSpec::EpDispatcher::hierarchical && s_.model.moe && par.ep > 1) {
-    const EpSplit split = split_ep_group(ep_members, r, par.node_gpus);
+    const EpSplit split = split_ep_group(ep_members, r, par.domain_gpus);
     if (!split.across.empty()) {
       ep_across_ = c.groups->id(Dim::ep, split.across);
       ep_within_ = c.groups->id(Dim::ep, split.within);

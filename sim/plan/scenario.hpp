@@ -96,10 +96,11 @@ struct ParallelSpec {
   bool split_embedding = false;
   bool split_loss = false;
   // `ep_dispatcher` (plan/ep_dispatch.hpp): alltoall (flat, top_k copies per token) or hierarchical
-  // (DeepEP / HybridEP: once per destination server, then NVLink). `node_gpus`: GPUs per server, from
-  // the topology (the loader sets it), which the hierarchical dispatcher splits the EP group by.
+  // (DeepEP / HybridEP: once per destination NVLink domain, then NVLink). `domain_gpus`: GPUs per
+  // NVLink domain (a server, or an NVL72 rack's trays), from the topology (the loader sets it,
+  // Topology::gpus_per_island), which the hierarchical dispatcher splits the EP group by.
   enum class EpDispatcher { alltoall, hierarchical } ep_dispatcher = EpDispatcher::alltoall;
-  int node_gpus = 0;
+  int domain_gpus = 0;
   [[nodiscard]] int world() const { return tp * pp * dp * cp; }
   // Ranks holding the same dense weights, over which gradients are reduced and ZeRO shards: DP (EP inside
   // it) × CP (plan/rank_mapping.hpp).

@@ -50,6 +50,21 @@ std::span<const LinkId> Topology::out_links(NodeId n) const { return impl_->out[
 int Topology::island(NodeId n) const { return impl_->router->island(n); }
 int Topology::num_islands() const { return impl_->router->num_islands(); }
 
+int Topology::gpus_per_island() const {
+  // The first island's GPUs, if the islands are runs of that many GPUs in GPU order (the last may be
+  // shorter: a job packed on NVL72 racks ends in part of one); else GPUs per server.
+  const size_t n = gpus_.size();
+  size_t per = 0;
+  while (per < n && island(gpus_[per]) == island(gpus_[0])) ++per;
+  bool runs = per > 0;
+  for (size_t g = per; g < n && runs; ++g) {
+    const int here = island(gpus_[g]);
+    runs = g % per == 0 ? here != island(gpus_[g - 1]) : here == island(gpus_[g - 1]);
+  }
+  if (runs) return static_cast<int>(per);
+  return num_hosts_ > 0 ? static_cast<int>(n / static_cast<size_t>(num_hosts_)) : 0;
+}
+
 std::span<const LinkId> Topology::route(NodeId a, NodeId b) const {
   if (a == b) return {};
   const uint64_t key = (uint64_t{a.value} << 32) | b.value;

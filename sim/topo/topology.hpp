@@ -95,6 +95,10 @@ class Topology {
   // as GB200 NVL72), numbered in node order; -1 for fabric switches.
   [[nodiscard]] int island(NodeId n) const;
   [[nodiscard]] int num_islands() const;
+  // GPUs per island when the islands are runs of as many GPUs in GPU order, the last possibly shorter
+  // (a DGX: 8; NVL72 racks: 72, or 64 placed on 16 trays), else GPUs per server (0 without servers):
+  // the unit a hierarchical MoE dispatcher crosses the fabric by.
+  [[nodiscard]] int gpus_per_island() const;
   [[nodiscard]] LoadBalance load_balance() const { return load_balance_; }
 
  private:

@@ -40,6 +40,11 @@ TEST_CASE("placement: a job on 16 trays of each NVL72 rack sees NVLink domains o
   const Topology whole = load_scenario(kJob, {"servers_per_domain=18"}).topology;
   CHECK(whole.num_islands() == racks.num_islands());
   CHECK(island_of(whole, 63) == island_of(whole, 64));
+  // The unit a hierarchical MoE dispatcher crosses the fabric by: the NVLink domain, not the tray.
+  CHECK(racks.gpus_per_island() == 72);  // 72, 72, 72 and the last rack's 40
+  CHECK(placed.gpus_per_island() == 64);
+  CHECK(load_scenario(kJob, {"servers_per_domain=16"}).scenario.parallel.domain_gpus == 64);
+  CHECK(load_scenario(kJob, {"topology=../../../topologies/dgx-h100.yaml", "nodes=32"}).scenario.parallel.domain_gpus == 8);
 }
 
 TEST_CASE("placement errors: servers_per_domain out of the domain, or on single-server domains", "[io][scenario][errors]") {

@@ -190,7 +190,7 @@ TEST_CASE("scenario: MoE token exchange keys (ep_dispatcher, moe_a2a_overlap) an
   };
   LoadedScenario s = load(kBase, with({"parallel.ep_dispatcher=hierarchical"}));
   CHECK(s.scenario.parallel.ep_dispatcher == ParallelSpec::EpDispatcher::hierarchical);
-  CHECK(s.scenario.parallel.node_gpus == 4);  // the test cluster's servers
+  CHECK(s.scenario.parallel.domain_gpus == 4);  // the test cluster's servers
   CHECK(load(kBase).scenario.parallel.ep_dispatcher == ParallelSpec::EpDispatcher::alltoall);
   CHECK(error_of(kBase, with({"parallel.ep_dispatcher=deepep"})).find("ep_dispatcher") != std::string::npos);
   // moe_a2a_overlap: pp 2 needs the interleaved schedule; an MoE model with ep > 1; a boolean.

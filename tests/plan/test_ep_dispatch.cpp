@@ -54,7 +54,7 @@ TEST_CASE("compiler: the hierarchical dispatcher sends each token once per serve
   Scenario s = testing::small_scenario(1, 1, 16, 2);
   s.model.moe = MoeSpec{128, 8, 768, 1};
   s.parallel.ep = 16;
-  s.parallel.node_gpus = 8;
+  s.parallel.domain_gpus = 8;
   const double tokens = 1024, h = 1024, e = 2;
   auto a2a = [](const CompiledPlan& p) { return first_all_to_alls(p, 4); };  // the first MoE block
   const auto flat = a2a(compile_plan(s));
@@ -71,7 +71,7 @@ TEST_CASE("compiler: the hierarchical dispatcher sends each token once per serve
   CHECK(hier[2] == std::pair<size_t, double>{8, tokens * 8 * h * e});
   CHECK(hier[3].first == 2);
   // On one server the hierarchical dispatcher is the flat all-to-all.
-  s.parallel.node_gpus = 16;
+  s.parallel.domain_gpus = 16;
   CHECK(a2a(compile_plan(s)) == flat);
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("compiler: with TP and sequence parallelism each TP rank dispatches on
   Scenario s = testing::small_scenario(2, 1, 8, 2);
   s.model.moe = MoeSpec{64, 4, 768, 1};
   s.parallel.ep = 8;
-  s.parallel.node_gpus = 16;
+  s.parallel.domain_gpus = 16;
   const double tokens = 1024, h = 1024, e = 2;
   auto first_a2a = [](const CompiledPlan& p) { return first_all_to_alls(p, 1).at(0).second; };
   s.parallel.sequence_parallel = true;

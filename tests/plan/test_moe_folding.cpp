@@ -28,7 +28,7 @@ Scenario moe_scenario(int tp, int dp, int ep, int expert_tp) {
   s.parallel.ep = ep;
   s.parallel.expert_tp = expert_tp;
   s.parallel.sequence_parallel = tp > 1;
-  s.parallel.node_gpus = 16;
+  s.parallel.domain_gpus = 16;
   return s;
 }
 
