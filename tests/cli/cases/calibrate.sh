@@ -41,9 +41,10 @@ expect_stdout '^    network: 0\.[0-9]+$' "$plansim" calibrate "$b/b200_p6_allred
 # (base: none: it replaces the shipped H100 profile, as the fit ran without it) reproduces every
 # measurement (fit -> profile -> run).
 rt="$tmp/roundtrip"; mkdir -p "$rt"
-measure() {  # scenario, seq_len -> iteration time (s) with attention_efficiency 0.4 and no profile
+measure() {  # scenario, seq_len -> iteration time (s) with attention_efficiency 0.4 on the built-in compute
+  # model and the topology's collectives profile: the conditions `calibrate --runs` fits under
   "$plansim" run "$src/scenarios/$1" --set model.seq_len="$2" --set compute.attention_efficiency=0.4 \
-    --calibration none --json - 2>/dev/null | sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*/\1/p' | head -1
+    --calibration defaults --json - 2>/dev/null | sed -n 's/.*"iteration_time_s": \([0-9.e+-]*\).*/\1/p' | head -1
 }
 {
   echo "plansim_runs: 1"; echo "gpu: H100"; echo "runs:"
@@ -58,7 +59,7 @@ expect_exit 0 "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_effici
 expect_stdout 'fitted attention_efficiency = 0\.4 ' "$plansim" calibrate --runs "$rt/runs.yaml" --fit attention_efficiency \
   -o "$rt/profile2.yaml"
 expect_stdout 'synthetic .* 3 runs  MAPE   0\.0 %' "$plansim" validate --runs "$rt/runs.yaml" --calibration "$rt/profile.yaml"
-expect_stdout "calibration: command line $rt/profile.yaml" "$plansim" validate --runs "$rt/runs.yaml" \
+expect_stdout "calibration: (topology [^ ]* \\+ )?command line $rt/profile.yaml" "$plansim" validate --runs "$rt/runs.yaml" \
   --calibration "$rt/profile.yaml"
 expect_stdout "calibration +command line profile 'roundtrip'" "$plansim" run "$src/scenarios/seed-small-batch.yaml" \
   --calibration "$rt/profile.yaml"
