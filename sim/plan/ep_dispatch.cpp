@@ -14,18 +14,18 @@ double expected_servers_hit(int experts, int top_k, int servers) {
   return servers * (1 - miss);
 }
 
-EpSplit split_ep_group(const std::vector<int>& members, int rank, int node_gpus) {
-  if (node_gpus <= 0) return {};
-  std::map<int, std::vector<int>> by_server;  // server -> members, in EP order
-  for (int m : members) by_server[m / node_gpus].push_back(m);
-  if (by_server.size() <= 1) return {};
-  const size_t per = by_server.begin()->second.size();
-  for (const auto& [server, ranks] : by_server)
+EpSplit split_ep_group(const std::vector<int>& members, int rank, int domain_gpus) {
+  if (domain_gpus <= 0) return {};
+  std::map<int, std::vector<int>> by_domain;  // domain -> members, in EP order
+  for (int m : members) by_domain[m / domain_gpus].push_back(m);
+  if (by_domain.size() <= 1) return {};
+  const size_t per = by_domain.begin()->second.size();
+  for (const auto& [domain, ranks] : by_domain)
     if (ranks.size() != per) return {};
   EpSplit s;
-  s.within = by_server.at(rank / node_gpus);
+  s.within = by_domain.at(rank / domain_gpus);
   const auto index = static_cast<size_t>(std::find(s.within.begin(), s.within.end(), rank) - s.within.begin());
-  for (const auto& [server, ranks] : by_server) s.across.push_back(ranks[index]);
+  for (const auto& [domain, ranks] : by_domain) s.across.push_back(ranks[index]);
   return s;
 }
 

@@ -25,14 +25,14 @@ namespace plansim {
 // hold at least one of a token's k distinct experts under uniform routing: n·(1 − C(E − E/n, k)/C(E, k)).
 double expected_servers_hit(int experts, int top_k, int servers);
 
-// The EP group of a rank, split by server, i.e. NVLink domain (`members` in EP order, `node_gpus` GPUs
-// per domain, a rank r in domain r / node_gpus; ParallelSpec::domain_gpus). `across`: the members with this rank's index within its server, one per
-// server; `within`: this rank's server's members. Empty when the group is on one server, or its
-// servers hold unequal numbers of members (then the flat all-to-all is used).
+// The EP group of a rank, split by NVLink domain (`members` in EP order, `domain_gpus` GPUs per domain,
+// a rank r in domain r / domain_gpus; ParallelSpec::domain_gpus). `across`: the members with this rank's
+// index within its domain, one per domain; `within`: this rank's domain's members. Empty when the group
+// is in one domain, or its domains hold unequal numbers of members (then the flat all-to-all is used).
 struct EpSplit {
   std::vector<int> across;
   std::vector<int> within;
 };
-EpSplit split_ep_group(const std::vector<int>& members, int rank, int node_gpus);
+EpSplit split_ep_group(const std::vector<int>& members, int rank, int domain_gpus);
 
 }  // namespace plansim
