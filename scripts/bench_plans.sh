@@ -5,18 +5,19 @@
 #   MoE 9,216 (scenarios/bench/simai-moe-9216-h100.yaml): <= 5 s CPU and <= 1 GiB
 #   Llama 3 405B on 16,384 H100: <= 0.5 s CPU
 #   GPT-3 175B on 1,024 A100: no target (its figure is tracked)
+#   the MoE 9,216 with MoE parallel folding (expert_tp 1: EP 16 over TP x DP): no target (tracked)
 #   `plansim run --bound` on the MoE scenario: <= 0.1 s CPU
 #   the realistic search (an 18.4B model on 256 A100, validate/megatron/template.yaml, TP/PP/DP/micro-batch/
 #   recompute/ZeRO free, exact top 10 by pruning with the bound, -j 2 pinned to two cores where taskset
 #   exists): <= 60 s wall on 2 cores
 # Usage: scripts/bench_plans.sh [BUILD_DIR] [RUNS] [ROWS]
-#   ROWS: a comma list of row keys (default: all): moe, llama405b, gpt3, llama70b, bound, search.
+#   ROWS: a comma list of row keys (default: all): moe, moefold, llama405b, gpt3, llama70b, bound, search.
 # Extra arguments for every `plansim run` go in PLANSIM_BENCH_ARGS (e.g. --no-symmetry).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 runs=${2:-5}
-rows=${3:-moe,llama405b,gpt3,llama70b,bound,search}
+rows=${3:-moe,moefold,llama405b,gpt3,llama70b,bound,search}
 plansim=$build/plansim
 read -r -a extra <<<"${PLANSIM_BENCH_ARGS:-}"
 tmp=$(mktemp)
@@ -52,6 +53,8 @@ run() { bench "$@"; }
 scen=$here/scenarios
 want moe && run "MoE 9,216 H100 (TP2 EP16 PP12 DP384)" 5 1 - -- \
   "$plansim" run "$scen/bench/simai-moe-9216-h100.yaml" --allow-oom "${extra[@]}"
+want moefold && run "MoE 9,216 H100, expert_tp 1 (EP over TP x DP)" - - - -- \
+  "$plansim" run "$scen/bench/simai-moe-9216-h100.yaml" --set parallel.expert_tp=1 --allow-oom "${extra[@]}"
 want llama405b && run "Llama 3 405B, 16,384 H100" 0.5 - - -- \
   "$plansim" run "$scen/llama3-405b-16k-h100.yaml" --allow-oom "${extra[@]}"
 want gpt3 && run "GPT-3 175B, 1,024 A100" - - - -- \

@@ -9,7 +9,8 @@ namespace plansim {
 
 using coll_runner::kNoLink;
 
-void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<const GpuId> ranks, bool by_host, std::vector<uint32_t>& out) {
+void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<const GpuId> ranks, bool by_host,
+                                             std::vector<uint32_t>& out) {
   auto& first = by_host ? host_first : gpu_first;
   auto& stamps = by_host ? host_stamp : gpu_stamp;
   const size_t size = by_host ? static_cast<size_t>(topo.num_hosts()) : topo.num_gpus();
@@ -33,12 +34,14 @@ void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<con
   }
 }
 
-bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::function<bool(LinkId, LinkId)>& pair) const {
+bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b,
+                                  const std::function<bool(LinkId, LinkId)>& pair) const {
   PLANSIM_ASSERT(a.index < impl_->prepared.size() && b.index < impl_->prepared.size(),
                  "collective runner: unknown prepared call");
   const Prepared& x = *impl_->prepared[a.index];
   const Prepared& y = *impl_->prepared[b.index];
-  if (x.software_latency != y.software_latency || x.flows.size() != y.flows.size() || x.reduce != y.reduce) return false;
+  if (x.software_latency != y.software_latency || x.flows.size() != y.flows.size() || x.reduce != y.reduce)
+    return false;
   const auto& px = x.choice.plan.phases;
   const auto& py = y.choice.plan.phases;
   for (size_t ph = 0; ph < x.flows.size(); ++ph) {
@@ -57,22 +60,56 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::fun
   return true;
 }
 
-
 PreparedCall CollectiveRunner::remap(PreparedCall a,
                                      const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap) {
+  return rewrite_phases(a, [&remap](std::span<const FlowShape> flows, FlowRewrite& out) {
+    for (size_t f = 0; f < flows.size(); ++f)
+      if (!remap(flows[f].links, out[f].emplace())) return false;
+    return true;
+  });
+}
+
+namespace {
+void phase_shapes(const coll_runner::Prepared& x, size_t ph, std::vector<CollectiveRunner::FlowShape>& out) {
+  out.clear();
+  const auto& planned = x.choice.plan.phases[ph].flows;
+  for (size_t f = 0; f < x.flows[ph].size(); ++f) {
+    const PreparedFlow& pf = x.flows[ph][f];
+    out.push_back(CollectiveRunner::FlowShape{planned[f].links, pf.bytes, pf.latency, pf.cap});
+  }
+}
+}  // namespace
+
+PreparedCall CollectiveRunner::rewrite_phases(
+    PreparedCall a, const std::function<bool(std::span<const FlowShape>, FlowRewrite&)>& rewrite) {
   PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
   const Prepared& x = *impl_->prepared[a.index];
   auto p = std::make_unique<Prepared>(x);
   // Not findable by prepare(): it answers for no call of its own.
   p->ranks.clear();
   p->algorithm_request = "\x01remapped";
-  std::vector<LinkId> links;
-  const auto& phases = x.choice.plan.phases;
-  for (size_t ph = 0; ph < x.flows.size(); ++ph)
-    for (size_t f = 0; f < x.flows[ph].size(); ++f) {
-      if (!remap(phases[ph].flows[f].links, links)) return PreparedCall{};
-      p->flows[ph][f].route = impl_->net->prepare_route(links);
+  std::vector<FlowShape> shapes;
+  FlowRewrite out;
+  for (size_t ph = 0; ph < x.flows.size(); ++ph) {
+    phase_shapes(x, ph, shapes);
+    out.assign(shapes.size(), std::nullopt);
+    if (!rewrite(shapes, out)) return PreparedCall{};
+    // Kept flows keep their planned entry (links as lowered: for_each_flow_links and the bound read
+    // them), so that both vectors stay index-aligned; their routes are the rewritten links.
+    auto& flows = p->flows[ph];
+    auto& planned = p->choice.plan.phases[ph].flows;
+    size_t kept = 0;
+    for (size_t f = 0; f < out.size(); ++f) {
+      if (!out[f]) continue;
+      flows[kept] = flows[f];
+      planned[kept] = planned[f];
+      flows[kept].route = impl_->net->prepare_route(*out[f]);
+      ++kept;
     }
+    PLANSIM_ASSERT(kept > 0 || out.empty(), "collective runner: a rewrite dropped every flow of a phase");
+    flows.resize(kept);
+    planned.resize(kept);
+  }
   const auto index = static_cast<uint32_t>(impl_->prepared.size());
   impl_->prepared.push_back(std::move(p));
   return PreparedCall{index};
@@ -84,6 +121,17 @@ void CollectiveRunner::for_each_flow_links(PreparedCall a,
   const Prepared& x = *impl_->prepared[a.index];
   for (const auto& phase : x.choice.plan.phases)
     for (const auto& flow : phase.flows) visit(flow.links);
+}
+
+void CollectiveRunner::for_each_phase(PreparedCall a,
+                                      const std::function<void(std::span<const FlowShape>)>& visit) const {
+  PLANSIM_ASSERT(a.index < impl_->prepared.size(), "collective runner: unknown prepared call");
+  const Prepared& x = *impl_->prepared[a.index];
+  std::vector<FlowShape> shapes;
+  for (size_t ph = 0; ph < x.flows.size(); ++ph) {
+    phase_shapes(x, ph, shapes);
+    visit(shapes);
+  }
 }
 
 // Why a renamed route suffices. Preparing a send/recv {src, dst} (collective_runner.cpp, selection.cpp,
@@ -140,8 +188,8 @@ std::optional<std::span<const LinkId>> CollectiveRunner::renamed_send_recv_route
 // size and root only, the rest is lower_steps.)
 // (pat reads the same: the group size, server equality, routes between ranks; direct also the ranks' NIC
 // indices, for its PXN relays, so its calls are renamed only onto ranks with the same NIC index position by position.)
-// So if (1) the candidates are among send_recv, ring, tree, direct, pat, nvls, nvls_tree, collnet_direct and nvls_collnet, with none of the in-switch algorithms
-// applicable to either group, (2) ranks i and k are equal, and
+// So if (1) the candidates are among send_recv, ring, tree, direct, pat, nvls, nvls_tree, collnet_direct and
+// nvls_collnet, with none of the in-switch algorithms applicable to either group, (2) ranks i and k are equal, and
 // share a server, in `ranks` exactly when they do in a's, and (3) every route a's preparation read,
 // between its ranks i and k, has the route between `ranks`' i and k as its image under one one-to-one
 // φ that keeps kind, bandwidth, latency and store-and-forward, position by position, then preparing the
@@ -163,13 +211,10 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
   for (const auto& alg : impl_->registry.all()) {
     if (!alg->in_auto() || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();
-    const bool in_switch =
-        name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
+    const bool in_switch = name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
     if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && name != "pat" && !in_switch)
       return false;
-    if (in_switch &&
-        (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
-      return false;
+    if (in_switch && (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks))) return false;
   }
   if (!x.reads_known) {  // prepare `a` again, listing the routes it reads
     RouteReads reads;

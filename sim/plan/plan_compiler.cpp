@@ -57,7 +57,9 @@ CompiledPlan compile_plan(const Scenario& s, const CompileOptions& options) {
     c.token_bytes = local * h * e;
   }
   PLANSIM_ASSERT(!(options.fold_tp && options.fold_dp), "compile_plan: fold TP or DP, not both");
-  const Dim fold_dim = options.fold_dp ? Dim::dp : Dim::tp;
+  PLANSIM_ASSERT(options.fold_dp_dim == Dim::dp || options.fold_dp_dim == Dim::ep,
+                 "compile_plan: fold_dp folds the dp or the ep coordinate");
+  const Dim fold_dim = options.fold_dp ? options.fold_dp_dim : Dim::tp;
   PLANSIM_ASSERT(options.fold_block >= 1 && map.size(fold_dim) % options.fold_block == 0,
                  "compile_plan: the fold block must divide the folded dimension");
   const bool fold = (options.fold_tp || options.fold_dp) && map.size(fold_dim) / options.fold_block > 1;

@@ -27,6 +27,9 @@ struct CompileOptions {
   // expert-DP coordinate, dp/ep): DP replicas run identical programs (see CompiledPlan::fold_dim).
   // Exclusive with fold_tp.
   bool fold_dp = false;
+  // The data-parallel coordinate fold_dp folds: dp (replicas of whole EP groups), or ep (the ranks of an
+  // EP group with the experts split as the dense layers: the same programs, each on its own experts).
+  Dim fold_dp_dim = Dim::dp;
   // Folding in blocks of `fold_block` replicas (a divisor of the folded dimension's size): ranks whose
   // coordinate is below it have programs, and the block repeats every fold_block·stride ranks
   // (CompiledPlan::fold = size / fold_block). For symmetries that shift replicas by more than one.

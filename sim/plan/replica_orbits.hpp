@@ -29,6 +29,16 @@
 // every orbit has R links, one of them replica 0's, and the quotient is replica 0's plane itself
 // (ReplicaPlanes' case, the same flows on the same links).
 //
+// A spanning call need not be mapped onto itself flow by flow: an all-to-all over every replica's ranks
+// has a flow per pair, and π maps the flow i -> j onto the flow π(i) -> π(j). Its flows then fall into
+// orbits F = {f, π(f), ..., π^(k−1)(f)} (each π^i(f) a flow of the same phase moving the same bytes with
+// the same latency and cap; k divides R), whose flows all get f's rate. At a representative link of an
+// orbit O of links their load is Σ_{g in F} m(g, l) = Σ_{i<k} m(f, π^−i(l)) = (k/|O|) · Σ_{l' in O} m(f, l'),
+// so the quotient keeps f alone, listed over each representative k/|O| times per crossing of its orbit,
+// and drops the other flows of F (project_phase). A flow mapped onto itself is the case k = 1, where its
+// links outside D are kept as they are; a flow that π moves must cross D only (outside D no π says
+// where its images run).
+//
 // Built incrementally: every replicated call is paired (check) before the first spanning call is
 // projected or any quotient is taken (finalize); after that, a pair must already be known.
 #include <cstdint>
@@ -36,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/collective_runner.hpp"
 #include "sim/core/ids.hpp"
 #include "sim/topo/topology.hpp"
 
@@ -56,6 +67,13 @@ class ReplicaOrbits {
   // Before π is complete: false, with why() set, when a spanning flow over `links` already loads some
   // l and its known image π(l) differently (π only grows, so project() would fail too).
   bool precheck(std::span<const LinkId> links);
+  // A spanning call's phase on the quotient (above): out[i] = the links flow i keeps, or nullopt where
+  // another flow of its orbit stands for it. False, with why() set, when a flow's image is not a flow
+  // of the phase (or it moves off D).
+  bool project_phase(std::span<const CollectiveRunner::FlowShape> flows, CollectiveRunner::FlowRewrite& out);
+  // Before π is complete: false, with why() set, when a flow of the phase is already known not to
+  // map onto itself (precheck) and its image, fully known, is no flow of the phase.
+  bool precheck_phase(std::span<const CollectiveRunner::FlowShape> flows);
   // Orbits of π, once every replicated call is paired (called by quotient() and project()).
   void finalize();
   [[nodiscard]] int replicas() const { return replicas_; }
@@ -68,12 +86,17 @@ class ReplicaOrbits {
   const Topology& topo_;
   int replicas_;
   bool final_ = false;
-  std::vector<uint32_t> next_;     // π, kUnset outside D
-  std::vector<uint32_t> prev_;     // π^−1
-  std::vector<uint8_t> base_;      // a link of replica 0
-  std::vector<uint32_t> rep_;      // final: the orbit's representative
-  std::vector<uint32_t> repeat_;   // final: R / |orbit|
-  std::vector<uint32_t> count_;    // project(): scratch multiplicities
+  std::vector<uint32_t> next_;    // π, kUnset outside D
+  std::vector<uint32_t> prev_;    // π^−1
+  std::vector<uint8_t> base_;     // a link of replica 0
+  std::vector<uint32_t> rep_;     // final: the orbit's representative
+  std::vector<uint32_t> repeat_;  // final: R / |orbit|
+  std::vector<uint32_t> count_;   // project(): scratch multiplicities
+  // project_phase()/precheck_phase(): flow i's image under π (sorted links), false if a link has none.
+  bool image(std::span<const LinkId> links, std::vector<LinkId>& out) const;
+  // A spanning flow's links on the quotient when its flow orbit has k flows; false if some orbit's
+  // share is not whole.
+  bool quotient_of_orbit(std::span<const LinkId> links, size_t k, std::vector<LinkId>& out);
   size_t shared_orbits_ = 0;
   std::string why_;
 };

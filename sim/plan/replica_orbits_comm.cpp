@@ -11,9 +11,10 @@ namespace plansim {
 void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
   PLANSIM_ASSERT(r.replica == 0, "replica orbits: only replica 0 is issued");
   if (r.copies <= 1) {
-    project_spanning(*orbits_, k);
+    project_spanning_orbits(k);
   } else {
-    PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
+    PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(),
+                   "replica orbits: copies differ from the replicas");
     if (renamed_copies(r, k)) {  // what same_shape() would pair, without preparing the copies
       for (uint32_t j = 0; j < r.copies; ++j) {
         const std::vector<LinkId>& from = copy_links_[j];
@@ -31,7 +32,7 @@ void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
       const PreparedCall next = copies_[(j + 1) % r.copies];
       if (!runner_.same_shape(copies_[j], next,
                               [&](LinkId a, LinkId b) { return orbits_->pair(static_cast<int>(j), a, b); }))
-        throw PlaneMismatch(orbits_->why().empty() ? "a replica's copy of a transfer runs another algorithm or moves other bytes"
+        throw PlaneMismatch(orbits_->why().empty() ? copy_differs(r, copies_[j], next, j, (j + 1) % r.copies)
                                                    : orbits_->why());
     }
     ++checked_;
@@ -44,9 +45,19 @@ void RunnerComm::precheck_spanning(const CommRequest& r) {
   Known scratch{};
   Known* k = find_or_prepare(r, scratch);
   if (k->planned) return;
-  runner_.for_each_flow_links(k->call, [this](std::span<const LinkId> links) {
-    if (!orbits_->precheck(links)) throw PlaneMismatch(orbits_->why());
+  runner_.for_each_phase(k->call, [this](std::span<const CollectiveRunner::FlowShape> flows) {
+    if (!orbits_->precheck_phase(flows)) throw PlaneMismatch(orbits_->why());
   });
+}
+
+void RunnerComm::project_spanning_orbits(Known& k) {
+  const PreparedCall p = runner_.rewrite_phases(
+      k.call, [this](std::span<const CollectiveRunner::FlowShape> flows, CollectiveRunner::FlowRewrite& out) {
+        return orbits_->project_phase(flows, out);
+      });
+  if (!p.valid()) throw PlaneMismatch(orbits_->why());
+  k.call = p;
+  ++projected_;
 }
 
 // A replicated call runs as its quotient (replica 0's flows over orbit representatives), taken at its

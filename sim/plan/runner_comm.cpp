@@ -1,5 +1,7 @@
 #include "sim/plan/runner_comm.hpp"
 
+#include <fmt/format.h>
+
 #include "sim/core/assert.hpp"
 
 namespace plansim {
@@ -7,11 +9,21 @@ namespace plansim {
 PreparedCall RunnerComm::prepare(const CommRequest& r) {
   CollectiveCall call;
   switch (r.op) {
-    case CommOp::all_reduce: call.op = CollOp::all_reduce; break;
-    case CommOp::all_gather: call.op = CollOp::all_gather; break;
-    case CommOp::reduce_scatter: call.op = CollOp::reduce_scatter; break;
-    case CommOp::all_to_all: call.op = CollOp::all_to_all; break;
-    case CommOp::send_recv: call.op = CollOp::send_recv; break;
+    case CommOp::all_reduce:
+      call.op = CollOp::all_reduce;
+      break;
+    case CommOp::all_gather:
+      call.op = CollOp::all_gather;
+      break;
+    case CommOp::reduce_scatter:
+      call.op = CollOp::reduce_scatter;
+      break;
+    case CommOp::all_to_all:
+      call.op = CollOp::all_to_all;
+      break;
+    case CommOp::send_recv:
+      call.op = CollOp::send_recv;
+      break;
   }
   call.ranks.assign(r.ranks.begin(), r.ranks.end());
   call.bytes = r.bytes;
@@ -73,17 +85,27 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
     if (renamed) {  // what same_shape() would pair, without preparing the copies
       for (uint32_t j = 1; j < r.copies; ++j)
         for (size_t i = 0; i < copy_links_[0].size(); ++i)
-          if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i])) throw PlaneMismatch(planes_->why());
+          if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i]))
+            throw PlaneMismatch(planes_->why());
     }
     for (uint32_t j = 1; j < r.copies && !renamed; ++j) {
       const PreparedCall c = prepare_copy(r, j);
       if (!runner_.same_shape(k.call, c, [&](LinkId a, LinkId b) { return planes_->pair(static_cast<int>(j), a, b); }))
-        throw PlaneMismatch(planes_->why().empty() ? "a replica's copy of a transfer runs another algorithm or moves other bytes"
-                                                   : planes_->why());
+        throw PlaneMismatch(planes_->why().empty() ? copy_differs(r, k.call, c, 0, j) : planes_->why());
     }
     ++checked_;
   }
   k.planned = true;
+}
+
+std::string RunnerComm::copy_differs(const CommRequest& r, PreparedCall a, PreparedCall b, uint32_t ja,
+                                     uint32_t jb) const {
+  const GpuId first = r.ranks.empty() ? GpuId(0) : r.ranks.front();
+  return fmt::format(
+      "replicas {} and {} run their copies of a {} of {} B over {} ranks (replica 0's first: rank {}) "
+      "differently: {}/{} against {}/{}, or other latencies, caps or bytes",
+      ja, jb, to_string(r.op), r.bytes.value(), r.ranks.size(), first.value, runner_.algorithm(a), runner_.protocol(a),
+      runner_.algorithm(b), runner_.protocol(b));
 }
 
 void RunnerComm::shift_ranks(const CommRequest& r, uint32_t j) {

@@ -14,6 +14,7 @@
 // then only replica 0's runs (the others land with it). A call that spans the replicas
 // (copies = 1) runs with its images of replica-0 links dropped, once checked to load every plane
 // alike. A check that fails throws PlaneMismatch.
+#include <string>
 #include <vector>
 
 #include "sim/coll/collective_runner.hpp"
@@ -49,7 +50,7 @@ class RunnerComm final : public CommService {
     CommOp op;
     double bytes;
     PreparedCall call;
-    bool planned = false;  // planes: checked against its copies, or projected (then `call` is the projection)
+    bool planned = false;     // planes: checked against its copies, or projected (then `call` is the projection)
     bool quotiented = false;  // orbits: a replicated call, `call` replaced by its quotient
   };
   PreparedCall prepare(const CommRequest& r);
@@ -68,6 +69,12 @@ class RunnerComm final : public CommService {
     k.call = p;
     ++projected_;
   }
+  // Orbits: a spanning call on the quotient, phase by phase (ReplicaOrbits::project_phase), where a flow
+  // may stand for the others of its orbit.
+  void project_spanning_orbits(Known& k);
+  // Why two replicas' copies of `r` (prepared as a and b) are not one call on renamed links.
+  [[nodiscard]] std::string copy_differs(const CommRequest& r, PreparedCall a, PreparedCall b, uint32_t ja,
+                                         uint32_t jb) const;
   // shifted_ = replica j's ranks of `r` (r.ranks shifted by j·copy_stride).
   void shift_ranks(const CommRequest& r, uint32_t j);
   // Replica j's copy of `r`, prepared.
@@ -80,10 +87,10 @@ class RunnerComm final : public CommService {
   CollectiveRunner& runner_;
   ReplicaPlanes* planes_ = nullptr;
   ReplicaOrbits* orbits_ = nullptr;
-  std::vector<PreparedCall> copies_;           // plan_orbits(): every replica's call
-  std::vector<std::vector<Known>> by_group_;   // by CommRequest::group
-  std::vector<std::vector<Known>> by_sender_;  // send/recv, by the sender's GpuId
-  std::vector<GpuId> shifted_;                 // plan_planes(): a copy's ranks
+  std::vector<PreparedCall> copies_;             // plan_orbits(): every replica's call
+  std::vector<std::vector<Known>> by_group_;     // by CommRequest::group
+  std::vector<std::vector<Known>> by_sender_;    // send/recv, by the sender's GpuId
+  std::vector<GpuId> shifted_;                   // plan_planes(): a copy's ranks
   std::vector<std::vector<LinkId>> copy_links_;  // renamed_copies(): by replica
   size_t prepared_ = 0, projected_ = 0, checked_ = 0;
 };

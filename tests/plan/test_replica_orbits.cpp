@@ -73,3 +73,50 @@ TEST_CASE("replica orbits: contradictions are refused", "[plan][symmetry]") {
     CHECK_FALSE(o.precheck(std::vector<LinkId>{g0, g0, g1}));
   }
 }
+
+TEST_CASE("replica orbits: an all-to-all spanning the replicas keeps one flow per flow orbit", "[plan][symmetry]") {
+  const Topology t = testing::make_cluster(2, 4);
+  auto route = [&](int a, int b) {
+    const auto r = t.route(GpuId::from(a), GpuId::from(b));
+    return std::vector<LinkId>(r.begin(), r.end());
+  };
+  auto out = [&](int g) { return route(g, (g + 1) % 4).front(); };  // GPU g to its NVSwitch
+  auto in = [&](int g) { return route((g + 1) % 4, g).back(); };    // the NVSwitch to GPU g
+  // Replica j is GPU j of server 0; π shifts GPU j's links onto GPU j+1's (mod 4).
+  ReplicaOrbits o(t, 4);
+  for (int j = 0; j < 4; ++j) {
+    REQUIRE(o.pair(j, out(j), out((j + 1) % 4)));
+    REQUIRE(o.pair(j, in(j), in((j + 1) % 4)));
+  }
+  // The all-to-all over the 4 GPUs: a flow i -> j for each ordered pair; π maps it onto (i+1) -> (j+1).
+  std::vector<std::vector<LinkId>> routes;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (i != j) routes.push_back(route(i, j));
+  auto shapes = [&](size_t skip) {
+    std::vector<CollectiveRunner::FlowShape> s;
+    for (size_t f = 0; f < routes.size(); ++f)
+      if (f != skip) s.push_back({routes[f], Bytes(1e6), Time::us(2), Rate(1e11)});
+    return s;
+  };
+  const auto all = shapes(routes.size());
+  CHECK(o.precheck_phase(all));
+  CollectiveRunner::FlowRewrite rewrite;
+  REQUIRE(o.project_phase(all, rewrite));
+  // Three orbits of 4 flows (j − i = 1, 2, 3): each kept once, on the representatives of GPU 0's out
+  // and in orbits, k/|O| = 4/4 times per crossing; the other 9 dropped.
+  int kept = 0;
+  for (const auto& r : rewrite) {
+    if (!r) continue;
+    ++kept;
+    CHECK(*r == std::vector<LinkId>{out(0), in(0)});
+  }
+  CHECK(kept == 3);
+  // Without the flow 3 -> 0, the image of 2 -> 3 is no flow of the phase.
+  const size_t three_to_zero = 9;
+  REQUIRE(routes[three_to_zero] == route(3, 0));
+  const auto missing = shapes(three_to_zero);
+  CHECK_FALSE(o.precheck_phase(missing));
+  CHECK_FALSE(o.project_phase(missing, rewrite));
+  CHECK(o.why().find("image") != std::string::npos);
+}
