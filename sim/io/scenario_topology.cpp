@@ -25,6 +25,14 @@ void place_on_domains(const YamlFile& file, const YAML::Node& key, ClusterSpec& 
                                "domain of topology '{}')",
                                domain, spec.name));
   spec.node.nvswitch->domain_servers = n;
+  // A leaf that serves whole domains (a rack's trays on each rail's leaf) serves the job's n servers of
+  // each of them: the domains it serves stay its own, rather than the leaf taking the next domain's first
+  // servers in their place.
+  FabricSpec& f = spec.fabric;
+  const int ports_per_server = f.kind == FabricKind::rail_optimized ? 1 : spec.node.nics.count;
+  const bool leaves = f.kind == FabricKind::rail_optimized || f.kind == FabricKind::fat_tree;
+  if (leaves && ports_per_server > 0 && f.leaf_down_ports > 0 && f.leaf_down_ports % (domain * ports_per_server) == 0)
+    f.leaf_down_ports = f.leaf_down_ports / domain * n;
 }
 
 }  // namespace

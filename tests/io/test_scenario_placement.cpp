@@ -47,6 +47,24 @@ TEST_CASE("placement: a job on 16 trays of each NVL72 rack sees NVLink domains o
   CHECK(load_scenario(kJob, {"topology=../../../topologies/dgx-h100.yaml", "nodes=32"}).scenario.parallel.domain_gpus == 8);
 }
 
+TEST_CASE("placement: each rack's rail leaves serve the job's trays of that rack", "[io][scenario]") {
+  // gb200-nvl72's rail leaves serve one rack's 18 trays each. Placed on 16 trays per rack, the leaves of a
+  // rack serve its 16 trays, not 16 of them and 2 of the next rack.
+  auto leaf_of = [](const Topology& t, int gpu) {
+    const NodeId nic = t.node(t.gpu_node(GpuId::from(gpu))).nic;
+    for (LinkId l : t.out_links(nic))
+      if (t.node(t.link(l).dst).kind == NodeKind::leaf_switch) return t.link(l).dst;
+    return NodeId{};
+  };
+  const Topology placed = load_scenario(kJob, {"servers_per_domain=16"}).topology;
+  CHECK(leaf_of(placed, 0) == leaf_of(placed, 60));  // trays 0 and 15, rail 0: the first rack's leaf
+  CHECK(leaf_of(placed, 0) != leaf_of(placed, 64));  // tray 16, the second rack's first tray
+  CHECK(leaf_of(placed, 64) == leaf_of(placed, 124));
+  const Topology racks = load_scenario(kJob).topology;  // 18 trays per rack: tray 16 is the first rack's
+  CHECK(leaf_of(racks, 0) == leaf_of(racks, 64));
+  CHECK(leaf_of(racks, 0) != leaf_of(racks, 72));
+}
+
 TEST_CASE("placement errors: servers_per_domain out of the domain, or on single-server domains", "[io][scenario][errors]") {
   CHECK(error_of({"servers_per_domain=0"}) ==
         "--set servers_per_domain=0: 'servers_per_domain' must be a whole number from 1 to 18 (the servers of one "
