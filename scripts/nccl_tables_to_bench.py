@@ -29,9 +29,12 @@ def convert(path, table):
         time_s = float(t) * 1e-6 if t is not None else size * f / busbw
         rows.append({"op": op, "size_bytes": size, "nranks": n, "placement": "out_of_place", "time_s": time_s,
                      "busbw_Bps": busbw, "busbw_factor": f, "wrong": 0})
+    config = {"op": op, "algorithm": table.get("algo", "auto")}
+    if table.get("harness", "nccl-tests") != "nccl-tests":  # the loop that timed it (a torch.distributed loop)
+        config["harness"] = table["harness"]
     return {"bench": "nccl", "schema_version": 1,
             "tool": f"converted by scripts/nccl_tables_to_bench.py from {path.relative_to(ROOT)} table {table['name']}",
-            "config": {"op": op, "algorithm": table.get("algo", "auto")}, "rows": rows}
+            "config": config, "rows": rows}
 
 
 def main():

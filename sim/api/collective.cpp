@@ -101,7 +101,8 @@ CommandResult run_sweep(const CollectiveRequest& o) {
                       "(GB/s)", "(GB/s)");
   nlohmann::json rows = nlohmann::json::array();
   for (const double s : sizes) {
-    const CollectiveMeasurement r = measure_collective(topo, m, op, gpus, Bytes(s), o.algo, o.proto);
+    const CollectiveMeasurement r =
+        measure_collective(topo, m, op, gpus, Bytes(s), o.algo, o.proto, *bench_harness_from_string(o.harness));
     const double alg = r.algbw_GBps(), bus = r.busbw_GBps(op, n);
     const auto count = static_cast<long long>(s / word);
     text += fmt::format("  {:>10.0f} {:>12} {:>8} {:>6} {:>6} {:>10.2f} {:>8.2f} {:>8.2f}  {:<16} {}\n", s, count, o.dtype,
@@ -138,8 +139,9 @@ CommandResult run_compare(const CollectiveRequest& o) {
                                                row.gpus, t.name, topo.name(), topo.num_gpus(),
                                                op == CollOp::send_recv ? " (send_recv needs 2 or more)" : ""));
     const NcclModelParams m = t.calibration ? io::load_nccl_calibration(*t.calibration) : model_for(t.topology, topo, o.calibration);
-    text += fmt::format("== {} ({} on {}{}; algo {}, proto {}{})\n", t.name, to_string(op), topo.name(),
+    text += fmt::format("== {} ({} on {}{}; algo {}, proto {}{}{})\n", t.name, to_string(op), topo.name(),
                         t.nodes ? fmt::format(", {} nodes", *t.nodes) : "", t.algo, t.proto,
+                        t.harness == BenchHarness::torch ? ", timed by a torch loop" : "",
                         t.calibration ? ", calibration " + t.calibration->filename().string() : "");
     text += fmt::format("  {:>10} {:>5} {:>12} {:>12} {:>8}  {}\n", "size", "GPUs", "predicted", "published", "error",
                         "algorithm/protocol");
@@ -151,7 +153,7 @@ CommandResult run_compare(const CollectiveRequest& o) {
     for (const auto& row : t.rows) {
       CollectiveMeasurement r;
       try {
-        r = measure_collective(topo, m, op, row.gpus, row.bytes, t.algo, t.proto);
+        r = measure_collective(topo, m, op, row.gpus, row.bytes, t.algo, t.proto, t.harness);
       } catch (const ConfigError& e) {  // the table's algo, proto or op for this group: at the row
         throw ConfigError(row.pos, fmt::format("table '{}': {}", t.name, e.message()));
       }

@@ -76,6 +76,7 @@ struct CollectiveRequest {
   std::string dtype = "float";
   std::string calibration;
   std::string compare;
+  std::string harness = "nccl-tests";  // the benchmark loop predicted (nccl_model.hpp BenchHarness): nccl-tests or torch
 };
 CommandResult collective(const CollectiveRequest& r);
 

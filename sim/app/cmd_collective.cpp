@@ -33,6 +33,10 @@ Command add_collective_command(CLI::App& app) {
       ->check(count_in(1, limits::kMaxGpus));
   sub->add_option("--algo", o->algo, "auto, ring, tree, nvls, nvls_tree, collnet_direct, nvls_collnet, pat, halving_doubling, hierarchical, chain, direct, send_recv");
   sub->add_option("--proto", o->proto, "auto, LL, LL128, Simple");
+  sub->add_option("--harness", o->harness,
+                  "the benchmark loop predicted: nccl-tests (default) or torch (a torch.distributed loop, whose launch "
+                  "floor a profile fitted on torch timings holds)")
+      ->check(CLI::IsMember({"nccl-tests", "torch"}));
   sub->add_option("-b,--minbytes", o->min_bytes, "smallest size (nccl-tests: K/M/G = powers of 1024)")->check(nccl_size());
   sub->add_option("-e,--maxbytes", o->max_bytes, "largest size")->check(nccl_size());
   sub->add_option("-f,--stepfactor", o->factor, "size multiplication factor between rows (> 1)")

@@ -152,7 +152,7 @@ int run_log_compare(const LogCompareOptions& o) {
       }
       CollectiveMeasurement r;
       try {
-        r = measure_collective(topo, cal.params, op, run.nranks, Bytes(row.size_bytes), algo, proto);
+        r = measure_collective(topo, cal.params, op, run.nranks, Bytes(row.size_bytes), algo, proto, run.harness);
       } catch (const ConfigError& e) {  // the log's algorithm or protocol cannot run this op here: at the row
         throw ConfigError(row.pos, e.message());
       }

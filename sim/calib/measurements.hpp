@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/nccl_model.hpp"
 #include "sim/core/error.hpp"
 
 namespace plansim::calib {
@@ -17,6 +18,7 @@ struct CollectiveSample {
   double busbw_factor = 1;  // nccl-tests' factor: bytes on the bus per rank = size * factor
   double time_s = 0;
   SourcePos pos;
+  BenchHarness harness = BenchHarness::nccl_tests;  // the loop that timed it (nccl_model.hpp)
 };
 
 struct GemmSample {

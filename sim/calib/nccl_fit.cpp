@@ -43,6 +43,8 @@ struct TwoStage {
   NcclFit server, network;
 };
 
+NcclFit fit_with_floor(const std::vector<Case>& cases, const Topology& topo, const NcclModelParams& start);
+
 TwoStage fit_two_stages(const std::vector<Case>& cases, const std::vector<bool>& use, const std::vector<bool>& spans,
                         const Topology& topo, const NcclModelParams& start, bool loo) {
   std::vector<Case> inner, outer;
@@ -78,6 +80,20 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     if (!(s.time_s > 0)) throw ConfigError(s.pos, "a collective time must be positive");
     cases.push_back({&s, *op, algo});
   }
+  // The launch floor is a benchmark loop's (nccl_model.hpp BenchHarness): fitted for the loop that timed
+  // most rows below 64 MiB (where a floor can bind), and applied to that loop's rows only.
+  int torch_small = 0, other_small = 0;
+  for (const auto& s : m.collectives)
+    if (s.size_bytes < 64.0 * 1048576) ++(s.harness == BenchHarness::torch ? torch_small : other_small);
+  NcclModelParams start_floor = start;
+  start_floor.launch_overhead_harness = torch_small > other_small ? BenchHarness::torch : BenchHarness::nccl_tests;
+  for (Case& c : cases) c.floored = c.s->harness == start_floor.launch_overhead_harness;
+  return fit_with_floor(cases, topo, start_floor);
+}
+
+namespace {
+
+NcclFit fit_with_floor(const std::vector<Case>& cases, const Topology& topo, const NcclModelParams& start) {
   std::vector<bool> spans;
   for (const Case& c : cases) spans.push_back(spans_servers(topo, c));
   const bool any_inner = std::find(spans.begin(), spans.end(), false) != spans.end();
@@ -103,12 +119,15 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     for (size_t i : members) {
       const NcclModelParams& p = spans[i] ? r.network.params : r.server.params;
       f.residuals[i].loo_predicted_s = measure_collective(topo, p, cases[i].op, cases[i].s->nranks,
-                                                          Bytes(cases[i].s->size_bytes), cases[i].algo)
+                                                          Bytes(cases[i].s->size_bytes), cases[i].algo, "auto",
+                                                          cases[i].s->harness)
                                            .time.seconds();
     }
   }
   return f;
 }
+
+}  // namespace
 
 std::string format_nccl_fit(const NcclFit& f) {
   std::string t = fmt::format(
@@ -119,7 +138,8 @@ std::string format_nccl_fit(const NcclFit& f) {
                                        f.net_latency_us)
                          : std::string("device latency"),
       f.device_latency_us, f.launch_overhead_us,
-      f.launch_bound_rows > 0 ? fmt::format("the floor of {} rows", f.launch_bound_rows)
+      f.launch_bound_rows > 0 ? fmt::format("the floor of {} rows of the {} loop", f.launch_bound_rows,
+                                            to_string(f.params.launch_overhead_harness))
                               : std::string("binds no row: not identified"),
       f.loo_by);
   if (f.network)

@@ -59,13 +59,15 @@ struct Latencies {
   double device = 0, launch = 0;
 };
 
-double predicted(double model, const Latencies& l) { return std::max(l.launch, model + l.device); }
+double predicted(double model, const Latencies& l, bool floored) {
+  return floored ? std::max(l.launch, model + l.device) : model + l.device;
+}
 
 double sse_of(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use,
               const Latencies& l) {
   double sse = 0;
   for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i]) sse += std::pow((predicted(model[i], l) - cases[i].s->time_s) / cases[i].s->time_s, 2);
+    if (use[i]) sse += std::pow((predicted(model[i], l, cases[i].floored) - cases[i].s->time_s) / cases[i].s->time_s, 2);
   return sse;
 }
 
@@ -255,7 +257,8 @@ NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const Nc
     return r;
   };
   auto predicted_by = [&](const FoldFit& r, size_t i) {
-    return f.fits_net_latency ? std::max(r.lat.launch, r.model[i]) : predicted(r.model[i], r.lat);
+    if (f.fits_net_latency) return cases[i].floored ? std::max(r.lat.launch, r.model[i]) : r.model[i];
+    return predicted(r.model[i], r.lat, cases[i].floored);
   };
   const FoldFit best = fit_on(all);
   f.efficiency = best.efficiency;
@@ -273,7 +276,7 @@ NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const Nc
   for (size_t i = 0; i < cases.size(); ++i) {
     f.residuals[i] = {cases[i].s, predicted_by(best, i), 0};
     const double device = f.fits_net_latency ? 0.0 : best.lat.device;
-    if (best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
+    if (cases[i].floored && best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
   }
   if (!o.leave_one_out) return f;
   const auto folds = leave_one_out_folds(cases, f.loo_by);

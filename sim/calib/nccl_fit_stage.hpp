@@ -15,6 +15,7 @@ struct Case {
   const CollectiveSample* s;
   CollOp op;
   std::string algo;
+  bool floored = true;  // timed by the loop the fit's launch floor is for (NcclModelParams::launch_overhead_harness)
 };
 
 struct Options {

@@ -63,6 +63,9 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   if (p.nvls_chunk_bytes != d.nvls_chunk_bytes) y += fmt::format("  nvls_chunk: {:.0f} B\n", p.nvls_chunk_bytes);
   y += fmt::format("  device_latency: {:.2f} us\n", p.device_latency_us);
   y += fmt::format("  launch_overhead: {:.2f} us\n", p.launch_overhead_us);
+  if (p.launch_overhead_harness != d.launch_overhead_harness)
+    y += fmt::format("  launch_overhead_harness: {}  # the loop the floor was measured under\n",
+                     to_string(p.launch_overhead_harness));
   if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {:.2f} us\n", p.net_latency_us);
   if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
   if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())

@@ -17,7 +17,8 @@ double CollectiveMeasurement::algbw_GBps() const {
 double CollectiveMeasurement::busbw_GBps(CollOp op, int n) const { return algbw_GBps() * busbw_factor(op, n); }
 
 CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelParams& model, CollOp op, int gpus,
-                                         Bytes bytes, const std::string& algorithm, const std::string& protocol) {
+                                         Bytes bytes, const std::string& algorithm, const std::string& protocol,
+                                         BenchHarness harness) {
   if (gpus < 1 || static_cast<size_t>(gpus) > topo.num_gpus())
     throw ConfigError(SourcePos{"--gpus", 0, 0},
                       fmt::format("{} GPUs asked, topology '{}' has {}", gpus, topo.name(), topo.num_gpus()));
@@ -38,8 +39,9 @@ CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelPa
     m.protocol = r.protocol;
   });
   sim.run();
-  // The host's per-call launch cost bounds a benchmark loop's period (nccl_model.hpp).
-  m.time = std::max(m.time, Time::us(std::max(0.0, model.launch_overhead_us)));
+  // The host's per-call launch cost bounds a benchmark loop's period (nccl_model.hpp), the loop's own.
+  if (harness == model.launch_overhead_harness)
+    m.time = std::max(m.time, Time::us(std::max(0.0, model.launch_overhead_us)));
   return m;
 }
 

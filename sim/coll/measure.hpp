@@ -3,7 +3,8 @@
 // what `plansim plot busbw` draws. GPUs 0..gpus−1 of the topology (host-major) form the group;
 // send_recv goes from GPU 0 to GPU gpus−1. It is the benchmark's view (nccl-tests, all_reduce_bench): calls
 // issued back to back by a host that runs ahead, so the time per call is at least the model's
-// launch_overhead_us (nccl_model.hpp); a training run (CollectiveRunner) does not pay that floor.
+// launch_overhead_us (nccl_model.hpp) when it was measured under the same loop (launch_overhead_harness:
+// a torch loop's floor is not nccl-tests'); a training run (CollectiveRunner) does not pay that floor.
 #include <string>
 
 #include "sim/coll/collective_runner.hpp"
@@ -21,9 +22,12 @@ struct CollectiveMeasurement {
   [[nodiscard]] double busbw_GBps(CollOp op, int n) const;  // algbw × nccl-tests' factor
 };
 
-// Throws ConfigError (naming --gpus) when the topology has fewer than `gpus` GPUs.
+// Throws ConfigError (naming --gpus) when the topology has fewer than `gpus` GPUs. `harness`: the loop
+// timed; the model's launch floor applies when it was measured under that loop (its
+// launch_overhead_harness), else the call's device time stands.
 CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelParams& model, CollOp op, int gpus,
                                          Bytes bytes, const std::string& algorithm = "auto",
-                                         const std::string& protocol = "auto");
+                                         const std::string& protocol = "auto",
+                                         BenchHarness harness = BenchHarness::nccl_tests);
 
 }  // namespace plansim

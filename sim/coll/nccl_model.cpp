@@ -27,6 +27,14 @@ std::optional<Protocol> protocol_from_string(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(BenchHarness h) { return h == BenchHarness::torch ? "torch" : "nccl-tests"; }
+
+std::optional<BenchHarness> bench_harness_from_string(const std::string& s) {
+  if (s == "nccl-tests") return BenchHarness::nccl_tests;
+  if (s == "torch") return BenchHarness::torch;
+  return std::nullopt;
+}
+
 NcclModelParams NcclModelParams::ideal() {
   NcclModelParams m;
   for (auto& c : m.base_latency_us)

@@ -39,6 +39,12 @@ namespace plansim {
 enum class Protocol { ll = 0, ll128 = 1, simple = 2 };
 inline constexpr int kNumProtocols = 3;
 const char* to_string(Protocol p);  // "LL", "LL128", "Simple"
+// The benchmark loop a collective's timing comes from (measure.hpp): nccl-tests' (and plansim-hw
+// bench's, a loop of the same kind), or a torch.distributed loop (all_reduce_bench.py), whose per-call
+// host cost (Python, the framework's dispatch) sets a higher floor on small calls.
+enum class BenchHarness : uint8_t { nccl_tests, torch };
+const char* to_string(BenchHarness h);  // "nccl-tests", "torch"
+std::optional<BenchHarness> bench_harness_from_string(const std::string& s);
 std::optional<Protocol> protocol_from_string(const std::string& s);  // case-insensitive
 
 enum class HwKind { nvlink = 0, pci = 1, net = 2 };
@@ -146,6 +152,9 @@ struct NcclModelParams {
   // plansim_profile 1's extra_latency is read as device_latency, as it was charged before).
   double device_latency_us = 0.0;    // every call, training included
   double launch_overhead_us = 0.0;   // benchmark loops only: floor of a call's time (measure.hpp)
+  // The loop launch_overhead_us was measured under: the floor bounds that loop's timings only (a torch
+  // loop's floor says nothing of nccl-tests', whose host runs further ahead of the GPUs).
+  BenchHarness launch_overhead_harness = BenchHarness::nccl_tests;
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
   static NcclModelParams ideal();

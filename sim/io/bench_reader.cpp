@@ -13,8 +13,8 @@ void check_row_correct(MapReader& r, const YAML::Node& row) {
     r.fail(row, "this row failed its correctness check (wrong > 0); rerun the bench before calibrating");
 }
 
-void read_rows(const YamlFile& file, const std::string& bench, const std::string& algorithm, const YAML::Node& rows,
-               calib::Measurements& m) {
+void read_rows(const YamlFile& file, const std::string& bench, const std::string& algorithm, BenchHarness harness,
+               const YAML::Node& rows, calib::Measurements& m) {
   if (!rows.IsSequence()) file.fail(rows, "'rows' must be a list");
   for (const YAML::Node& row : rows) {
     MapReader r(file, row, fmt::format("a {} row", bench));
@@ -23,6 +23,7 @@ void read_rows(const YamlFile& file, const std::string& bench, const std::string
       calib::CollectiveSample s;
       s.op = r.choice("op", nccl_tests_ops());
       s.algorithm = algorithm;
+      s.harness = harness;
       s.nranks = r.positive_int("nranks", limits::kMaxGpus);
       s.size_bytes = r.positive_double("size_bytes");
       s.time_s = r.positive_double("time_s");
@@ -79,6 +80,7 @@ void read_document(const YamlFile& file, calib::Measurements& m) {
     file.fail(version, "unsupported schema_version (this plansim reads version 1)");
   std::string device;
   std::string algorithm = "auto";
+  BenchHarness harness = BenchHarness::nccl_tests;
   if (YAML::Node dev = root.get("device"); dev && !dev.IsNull()) {
     MapReader d(file, dev, "'device'");
     device = d.optional<std::string>("name", "");
@@ -86,9 +88,11 @@ void read_document(const YamlFile& file, calib::Measurements& m) {
   if (YAML::Node cfg = root.get("config"); cfg && !cfg.IsNull()) {
     MapReader c(file, cfg, "'config'");
     algorithm = c.optional<std::string>("algorithm", "auto");
+    // The loop that timed the rows (nccl_model.hpp BenchHarness): plansim-hw's and nccl-tests' by default.
+    harness = *bench_harness_from_string(c.choice_or("harness", {"nccl-tests", "torch"}, "nccl-tests"));
   }
   root.allow({"tool", "environment"});  // the measurement record (hw/environment.hpp): not read here
-  read_rows(file, bench, algorithm, root.require("rows"), m);
+  read_rows(file, bench, algorithm, harness, root.require("rows"), m);
   root.finish();
   m.sources.push_back(file.name());
   if (m.device.empty()) m.device = device;

@@ -21,6 +21,7 @@ CompareTable read_table(const YamlFile& f, const YAML::Node& n) {
   const int gpus = m.positive_int_or("gpus", 0, limits::kMaxGpus);
   t.algo = m.optional<std::string>("algo", "auto");
   t.proto = m.optional<std::string>("proto", "auto");
+  t.harness = *bench_harness_from_string(m.choice_or("harness", {"nccl-tests", "torch"}, "nccl-tests"));
   if (m.has("calibration")) t.calibration = f.directory() / m.required<std::string>("calibration");
   YAML::Node cols = m.require("columns");
   if (!cols.IsSequence()) f.fail(cols, "'columns' must be a list of column names");

@@ -9,6 +9,7 @@
 //       gpus: 8                        # default for rows without a gpus column
 //       algo: auto                     # optional (auto)
 //       proto: auto                    # optional (auto)
+//       harness: torch                 # optional (nccl-tests): the loop that timed it (nccl_model.hpp BenchHarness)
 //       calibration: ../calibration/dgx-a100.yaml  # optional, relative to this file
 //       columns: [size_B, time_us, algbw_GBps, busbw_GBps]   # size_B and busbw_GBps required; gpus optional
 //       rows: [[32768, 43.83, 0.75, 1.31], ...]
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/coll/nccl_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 
@@ -39,6 +41,7 @@ struct CompareTable {
   SourcePos op_pos;
   std::string algo = "auto";
   std::string proto = "auto";
+  BenchHarness harness = BenchHarness::nccl_tests;
   std::optional<std::filesystem::path> calibration;
   std::vector<CompareRow> rows;
 };

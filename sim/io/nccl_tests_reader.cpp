@@ -236,6 +236,7 @@ std::vector<NcclTestsRun> runs_from_bench_file(const std::filesystem::path& path
       run.op = s.op;
       run.op_source = "its rows' op";
       run.algorithm = s.algorithm;
+      run.harness = s.harness;
       run.nranks = s.nranks;
       run.gpu_model = m.device;
     }

@@ -76,6 +76,7 @@ struct NcclTestsRun {
   std::string nccl_version; // e.g. "2.21.5" (empty when the log does not say)
   std::string algorithm = "auto";  // NCCL_ALGO when the log shows it set, lower-case
   std::string protocol = "auto";   // NCCL_PROTO when the log shows it set
+  BenchHarness harness = BenchHarness::nccl_tests;  // the loop that timed it: nccl-tests, or a bench file's config.harness
   int nthreads = 1, ngpus = 1;
   std::vector<NcclTestsDevice> devices;  // in rank order
   std::vector<std::string> hosts;        // distinct hostnames, in order of first appearance

@@ -158,3 +158,47 @@ TEST_CASE("launch overhead floors a benchmark call (measure_collective), device 
   p.device_latency_us = 7;
   CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros() == Approx(bare + 7).epsilon(1e-6));
 }
+
+TEST_CASE("a launch floor bounds only the loop it was measured under", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams p;
+  const double bare = measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros();
+  p.launch_overhead_us = bare + 100;
+  p.launch_overhead_harness = BenchHarness::torch;
+  // nccl-tests' loop (the default) is not bound by a torch loop's floor; the torch loop is.
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096)).time.micros() == Approx(bare));
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(4096), "auto", "auto", BenchHarness::torch)
+            .time.micros() == Approx(bare + 100));
+}
+
+TEST_CASE("nccl fit: a torch loop's floor is fitted on its rows and applied to them only", "[calib][coll]") {
+  // Two tables of the same system: a torch sweep on a 60 us floor, and nccl-tests rows with no floor.
+  // The fit finds the floor, says it is the torch loop's, and predicts the nccl-tests rows without it.
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams truth;
+  truth.device_latency_us = 5.0;
+  truth.launch_overhead_us = 60.0;
+  truth.launch_overhead_harness = BenchHarness::torch;
+  calib::Measurements m;
+  m.sources = {"torch.json", "nccl.json"};
+  for (const BenchHarness h : {BenchHarness::torch, BenchHarness::torch, BenchHarness::nccl_tests}) {
+    for (double s = 65536; s <= 1 << 30; s *= 4) {
+      calib::CollectiveSample c;
+      c.op = "all_reduce";
+      c.algorithm = "auto";
+      c.nranks = 4;
+      c.size_bytes = s;
+      c.busbw_factor = busbw_factor(CollOp::all_reduce, 4);
+      c.time_s = measure_collective(topo, truth, CollOp::all_reduce, 4, Bytes(s), "auto", "auto", h).time.seconds();
+      c.harness = h;
+      c.pos = SourcePos{h == BenchHarness::torch ? "torch.json" : "nccl.json", 1, 1};
+      m.collectives.push_back(c);
+    }
+  }
+  const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
+  CHECK(f.params.launch_overhead_harness == BenchHarness::torch);
+  CHECK(f.launch_overhead_us == Approx(60.0).margin(0.05));
+  CHECK(f.device_latency_us == Approx(5.0).margin(0.05));
+  for (const auto& r : f.residuals)
+    CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(0.01));  // the nccl-tests rows below the floor too
+}

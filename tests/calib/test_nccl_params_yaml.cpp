@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/calib/nccl_params_yaml.hpp"
+#include "sim/core/error.hpp"
 #include "sim/io/nccl_calibration.hpp"
 
 using namespace plansim;
@@ -28,6 +29,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.pcie_efficiency = 0.15;
   p.device_latency_us = 12.5;
   p.launch_overhead_us = 30;
+  p.launch_overhead_harness = BenchHarness::torch;
   p.nccl_channels = 4;
   p.pipeline_depth = 3;
   p.simple_slices_per_chunk = 1;
@@ -56,10 +58,22 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   CHECK(q.network_efficiency == Approx(NcclModelParams{}.network_efficiency));
   CHECK(q.device_latency_us == Approx(12.5));
   CHECK(q.launch_overhead_us == Approx(30));
+  CHECK(q.launch_overhead_harness == BenchHarness::torch);
   CHECK(q.nccl_channels == 4);
   CHECK(q.pipeline_depth == 3);
   CHECK(q.simple_slices_per_chunk == 1);
   CHECK(q.net_latency_us == Approx(7));
   CHECK(q.hw_latency_us[1][0] == p.hw_latency_us[1][0]);
   CHECK(q.hw_latency_us[0] == NcclModelParams{}.hw_latency_us[0]);
+}
+
+TEST_CASE("nccl_params_yaml: the launch floor's loop is a choice of two", "[calib][errors]") {
+  CHECK(reread("collectives: {launch_overhead: 9 us}\n").launch_overhead_harness == BenchHarness::nccl_tests);
+  try {
+    (void)reread("collectives: {launch_overhead: 9 us, launch_overhead_harness: pytorch}\n");
+    FAIL("accepted an unknown harness");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("t.yaml:4:") == 0);
+    CHECK(std::string(e.what()).find("nccl-tests") != std::string::npos);
+  }
 }
