@@ -164,13 +164,10 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
     for (int block = 1;
          !done && (block == 1 || block * tp_folded < replicas) && replicas % block == 0 && replicas / block > 1;
          block *= 2) {
-      {
-        const std::string broken = expert_groups_break_fold(s, dim, block);
-        if (!broken.empty()) {
-          dp_folding = "abandoned";
-          if (block == 1) first_why = broken;
-          continue;
-        }
+      if (const std::string broken = expert_groups_break_fold(s, dim, block); !broken.empty()) {
+        dp_folding = "abandoned";
+        if (block == 1) first_why = broken;
+        continue;
       }
       run.plan = compile_plan(s, CompileOptions{.fold_dp = true, .fold_dp_dim = dim, .fold_block = block});
       if (run.plan.fold <= 1) return;
