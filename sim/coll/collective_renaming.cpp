@@ -9,8 +9,7 @@ namespace plansim {
 
 using coll_runner::kNoLink;
 
-void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<const GpuId> ranks, bool by_host,
-                                             std::vector<uint32_t>& out) {
+void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<const GpuId> ranks, bool by_host, std::vector<uint32_t>& out) {
   auto& first = by_host ? host_first : gpu_first;
   auto& stamps = by_host ? host_stamp : gpu_stamp;
   const size_t size = by_host ? static_cast<size_t>(topo.num_hosts()) : topo.num_gpus();
@@ -34,14 +33,12 @@ void CollectiveRunner::Impl::first_positions(const Topology& topo, std::span<con
   }
 }
 
-bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b,
-                                  const std::function<bool(LinkId, LinkId)>& pair) const {
+bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b, const std::function<bool(LinkId, LinkId)>& pair) const {
   PLANSIM_ASSERT(a.index < impl_->prepared.size() && b.index < impl_->prepared.size(),
                  "collective runner: unknown prepared call");
   const Prepared& x = *impl_->prepared[a.index];
   const Prepared& y = *impl_->prepared[b.index];
-  if (x.software_latency != y.software_latency || x.flows.size() != y.flows.size() || x.reduce != y.reduce)
-    return false;
+  if (x.software_latency != y.software_latency || x.flows.size() != y.flows.size() || x.reduce != y.reduce) return false;
   const auto& px = x.choice.plan.phases;
   const auto& py = y.choice.plan.phases;
   for (size_t ph = 0; ph < x.flows.size(); ++ph) {
@@ -59,6 +56,7 @@ bool CollectiveRunner::same_shape(PreparedCall a, PreparedCall b,
   }
   return true;
 }
+
 
 PreparedCall CollectiveRunner::remap(PreparedCall a,
                                      const std::function<bool(std::span<const LinkId>, std::vector<LinkId>&)>& remap) {
@@ -211,10 +209,13 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
   for (const auto& alg : impl_->registry.all()) {
     if (!alg->in_auto() || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();
-    const bool in_switch = name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
+    const bool in_switch =
+        name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";
     if (name != "send_recv" && name != "ring" && name != "tree" && name != "direct" && name != "pat" && !in_switch)
       return false;
-    if (in_switch && (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks))) return false;
+    if (in_switch &&
+        (alg->applicable(x.op, topo, x.ranks) || alg->applicable(x.op, topo, ranks)))
+      return false;
   }
   if (!x.reads_known) {  // prepare `a` again, listing the routes it reads
     RouteReads reads;

@@ -2,9 +2,9 @@
 // The one entry point through which anything (the `collective` command, the plan executor) runs a
 // collective on the simulated network. Implemented in coll/; algorithms live one per file behind
 // coll/algorithm.hpp and are chosen by name or by `auto` (NCCL-tuner-like fastest prediction).
-#include <cstdint>
 #include <functional>
 #include <memory>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,17 +21,16 @@ struct NcclModelParams;  // sim/coll/nccl_model.hpp
 enum class CollOp { all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, all_to_all, send_recv };
 const char* to_string(CollOp op);
 std::optional<CollOp> coll_op_from_string(const std::string& s);  // "all_reduce"/"allreduce"/"all-reduce"...
-// nccl-tests' bus-bandwidth factor for n ranks (all_reduce 2(n-1)/n, all_gather/reduce_scatter/all_to_all (n-1)/n,
-// others 1).
+// nccl-tests' bus-bandwidth factor for n ranks (all_reduce 2(n-1)/n, all_gather/reduce_scatter/all_to_all (n-1)/n, others 1).
 double busbw_factor(CollOp op, int n);
 
 struct CollectiveCall {
   CollOp op = CollOp::all_reduce;
-  std::vector<GpuId> ranks;        // group members in rank order (for send_recv: {src, dst})
-  Bytes bytes;                     // nccl-tests convention: the full buffer size S (all_gather: the gathered output)
-  int root = 0;                    // broadcast/reduce/gather/scatter root, as an index into ranks
-  std::string algorithm = "auto";  // "auto" or an algorithm name from the registry
-  std::string protocol = "auto";   // "auto" or LL / LL128 / Simple (nccl_model.hpp)
+  std::vector<GpuId> ranks;       // group members in rank order (for send_recv: {src, dst})
+  Bytes bytes;                    // nccl-tests convention: the full buffer size S (all_gather: the gathered output)
+  int root = 0;                   // broadcast/reduce/gather/scatter root, as an index into ranks
+  std::string algorithm = "auto"; // "auto" or an algorithm name from the registry
+  std::string protocol = "auto";  // "auto" or LL / LL128 / Simple (nccl_model.hpp)
 };
 
 struct CollectiveResult {
@@ -72,7 +71,8 @@ class CollectiveRunner {
   // phases, reduction times, and flow by flow the same wire bytes, latency and number of links, each
   // link of `a`'s flow paired position by position with `b`'s by pair(link of a, link of b), which
   // decides whether the pairing is acceptable (TP folding's network planes, plan/replica_planes.hpp).
-  [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b, const std::function<bool(LinkId, LinkId)>& pair) const;
+  [[nodiscard]] bool same_shape(PreparedCall a, PreparedCall b,
+                                const std::function<bool(LinkId, LinkId)>& pair) const;
   // The route of a send/recv from `src` to `dst` with `a`'s bytes and requests, when preparing that
   // call provably gives `a` with its one flow's links renamed, position by position, onto that route:
   // then same_shape(a, prepare(that call), pair) is pair() over the two routes position by position,

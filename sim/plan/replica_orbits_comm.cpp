@@ -13,8 +13,7 @@ void RunnerComm::plan_orbits(const CommRequest& r, Known& k) {
   if (r.copies <= 1) {
     project_spanning_orbits(k);
   } else {
-    PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(),
-                   "replica orbits: copies differ from the replicas");
+    PLANSIM_ASSERT(static_cast<int>(r.copies) == orbits_->replicas(), "replica orbits: copies differ from the replicas");
     if (renamed_copies(r, k)) {  // what same_shape() would pair, without preparing the copies
       for (uint32_t j = 0; j < r.copies; ++j) {
         const std::vector<LinkId>& from = copy_links_[j];

@@ -75,6 +75,7 @@ bool ReplicaOrbits::project_phase(std::span<const FlowShape> flows, CollectiveRu
   out.assign(flows.size(), std::nullopt);
   std::vector<uint8_t> done(flows.size(), 0);
   std::map<FlowKey, std::vector<size_t>> moved;  // flows π does not map onto themselves, by key
+  std::vector<std::map<FlowKey, std::vector<size_t>>::iterator> key_at(flows.size(), moved.end());
   for (size_t i = 0; i < flows.size(); ++i) {
     std::vector<LinkId> kept;
     if (project(flows[i].links, kept)) {
@@ -82,13 +83,14 @@ bool ReplicaOrbits::project_phase(std::span<const FlowShape> flows, CollectiveRu
       done[i] = 1;
     } else {
       why_.clear();  // not mapped onto itself: maybe onto another flow, below
-      moved[key_of(flows[i], sorted(flows[i].links))].push_back(i);
+      key_at[i] = moved.try_emplace(key_of(flows[i], sorted(flows[i].links))).first;
+      key_at[i]->second.push_back(i);
     }
   }
   std::vector<LinkId> img, q;
   for (size_t i = 0; i < flows.size(); ++i) {
     if (done[i]) continue;
-    const auto first = moved.find(key_of(flows[i], sorted(flows[i].links)));
+    const auto first = key_at[i];
     std::vector<const std::vector<size_t>*> orbit{&first->second};
     std::vector<LinkId> cur = first->first.links;
     for (;;) {

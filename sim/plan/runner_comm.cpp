@@ -9,21 +9,11 @@ namespace plansim {
 PreparedCall RunnerComm::prepare(const CommRequest& r) {
   CollectiveCall call;
   switch (r.op) {
-    case CommOp::all_reduce:
-      call.op = CollOp::all_reduce;
-      break;
-    case CommOp::all_gather:
-      call.op = CollOp::all_gather;
-      break;
-    case CommOp::reduce_scatter:
-      call.op = CollOp::reduce_scatter;
-      break;
-    case CommOp::all_to_all:
-      call.op = CollOp::all_to_all;
-      break;
-    case CommOp::send_recv:
-      call.op = CollOp::send_recv;
-      break;
+    case CommOp::all_reduce: call.op = CollOp::all_reduce; break;
+    case CommOp::all_gather: call.op = CollOp::all_gather; break;
+    case CommOp::reduce_scatter: call.op = CollOp::reduce_scatter; break;
+    case CommOp::all_to_all: call.op = CollOp::all_to_all; break;
+    case CommOp::send_recv: call.op = CollOp::send_recv; break;
   }
   call.ranks.assign(r.ranks.begin(), r.ranks.end());
   call.bytes = r.bytes;
@@ -85,8 +75,7 @@ void RunnerComm::plan_planes(const CommRequest& r, Known& k) {
     if (renamed) {  // what same_shape() would pair, without preparing the copies
       for (uint32_t j = 1; j < r.copies; ++j)
         for (size_t i = 0; i < copy_links_[0].size(); ++i)
-          if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i]))
-            throw PlaneMismatch(planes_->why());
+          if (!planes_->pair(static_cast<int>(j), copy_links_[0][i], copy_links_[j][i])) throw PlaneMismatch(planes_->why());
     }
     for (uint32_t j = 1; j < r.copies && !renamed; ++j) {
       const PreparedCall c = prepare_copy(r, j);

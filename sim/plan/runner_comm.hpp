@@ -50,7 +50,7 @@ class RunnerComm final : public CommService {
     CommOp op;
     double bytes;
     PreparedCall call;
-    bool planned = false;     // planes: checked against its copies, or projected (then `call` is the projection)
+    bool planned = false;  // planes: checked against its copies, or projected (then `call` is the projection)
     bool quotiented = false;  // orbits: a replicated call, `call` replaced by its quotient
   };
   PreparedCall prepare(const CommRequest& r);
@@ -87,10 +87,10 @@ class RunnerComm final : public CommService {
   CollectiveRunner& runner_;
   ReplicaPlanes* planes_ = nullptr;
   ReplicaOrbits* orbits_ = nullptr;
-  std::vector<PreparedCall> copies_;             // plan_orbits(): every replica's call
-  std::vector<std::vector<Known>> by_group_;     // by CommRequest::group
-  std::vector<std::vector<Known>> by_sender_;    // send/recv, by the sender's GpuId
-  std::vector<GpuId> shifted_;                   // plan_planes(): a copy's ranks
+  std::vector<PreparedCall> copies_;           // plan_orbits(): every replica's call
+  std::vector<std::vector<Known>> by_group_;   // by CommRequest::group
+  std::vector<std::vector<Known>> by_sender_;  // send/recv, by the sender's GpuId
+  std::vector<GpuId> shifted_;                 // plan_planes(): a copy's ranks
   std::vector<std::vector<LinkId>> copy_links_;  // renamed_copies(): by replica
   size_t prepared_ = 0, projected_ = 0, checked_ = 0;
 };

@@ -111,8 +111,7 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
   const bool orbits = planes && plan.fold_dim != Dim::tp;
   if (planes && !orbits) replica_planes.emplace(topo, plan.fold);
   if (orbits) replica_orbits.emplace(topo, plan.fold);
-  RunnerComm comm =
-      orbits ? RunnerComm(runner, &*replica_orbits) : RunnerComm(runner, planes ? &*replica_planes : nullptr);
+  RunnerComm comm = orbits ? RunnerComm(runner, &*replica_orbits) : RunnerComm(runner, planes ? &*replica_planes : nullptr);
   MemoizedTpComm memo_comm(comm, sim, topo, nccl ? *nccl : NcclModelParams{});
   if (planes) check_planes_ahead(plan, comm, memo);
   out.exec = execute(plan, compute, out.memo ? static_cast<CommService&>(memo_comm) : comm, sim, !planes);
@@ -177,15 +176,14 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         done = true;
         dp_folding = "exact";
         dp_why.clear();
-        const std::string tp_why =
-            how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
+        const std::string tp_why = how.empty() ? "" : fmt::format("; TP folding tried first and abandoned ({})", tp_abandoned);
         if (block == 1 && e.shared_orbits == 0) {
           how = fmt::format(
               "DP folded (exact: the {} {}' copies of every transfer inside a replica are the same "
               "calls on disjoint links of equal bandwidth, renamed ({} distinct calls checked), and the {} "
-              "distinct collectives spanning them (DP, and EP where expert groups span replicas) load every replica's "
-              "links alike, so every replica "
-              "lands with replica 0; only its transfers and the spanning collectives ran on the flow network): "
+              "distinct collectives spanning them (DP, and EP where expert groups span replicas) load every "
+              "replica's links alike, so every replica lands with replica 0; only its transfers and the spanning "
+              "collectives ran on the flow network): "
               "{} of {} ranks executed",
               run.plan.fold, what, e.checked, e.projected, run.plan.programs.size(), run.plan.world);
         } else {
@@ -231,10 +229,8 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         done = true;
         planes = "isomorphic";
       } catch (const PlaneMismatch& m) {
-        planes_note = fmt::format(
-            "; the siblings' network planes are not isomorphic ({}), so every copy ran on the "
-            "network",
-            m.what());
+        planes_note = fmt::format("; the siblings' network planes are not isomorphic ({}), so every copy ran on the "
+                                   "network", m.what());
       }
     }
     if (!done) {
@@ -251,15 +247,13 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
     if (done) {
       folding = "exact";
       how = planes == "isomorphic"
-                ? fmt::format(
-                      "TP folded (exact: the {} TP siblings' copies of every non-TP transfer are the same calls on "
-                      "disjoint links of equal bandwidth, renamed, so they land with TP rank 0's; only its "
-                      "transfers ran on the flow network): {} of {} ranks executed",
-                      run.plan.fold, run.plan.programs.size(), run.plan.world)
-                : fmt::format(
-                      "TP folded (exact: every non-TP transfer's copies for the {} TP siblings landed together, "
-                      "so the siblings stayed in lockstep): {} of {} ranks executed{}",
-                      run.plan.fold, run.plan.programs.size(), run.plan.world, planes_note);
+                ? fmt::format("TP folded (exact: the {} TP siblings' copies of every non-TP transfer are the same calls on "
+                              "disjoint links of equal bandwidth, renamed, so they land with TP rank 0's; only its "
+                              "transfers ran on the flow network): {} of {} ranks executed",
+                              run.plan.fold, run.plan.programs.size(), run.plan.world)
+                : fmt::format("TP folded (exact: every non-TP transfer's copies for the {} TP siblings landed together, "
+                              "so the siblings stayed in lockstep): {} of {} ranks executed{}",
+                              run.plan.fold, run.plan.programs.size(), run.plan.world, planes_note);
     }
   }
   if (!done && try_dp && dp_replicas <= s.parallel.tp) fold_data_parallel();
@@ -270,8 +264,7 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
         s.parallel.world(), s.parallel.expert_tp_size());
   if (!done) {
     run.plan = compile_plan(s, CompileOptions{false});
-    e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo,
-                           options.symmetry && links_private(run.plan), false);
+    e = execute_on_network(run.plan, compute, s.calibration.collectives.get(), topo, options.symmetry && links_private(run.plan), false);
     if (how.empty()) how = fmt::format("every rank executed ({} ranks)", run.plan.world);
     planes = "off";
   }
@@ -285,8 +278,8 @@ PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOpt
   if (s.parallel.tp > 1)
     how += e.memo ? fmt::format("; TP collectives memoised ({} distinct, {} reused: TP links carry no other traffic)",
                                 e.memo_distinct, e.memo_reused)
-           : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
-                              : "; TP collectives on the flow network (--no-symmetry)";
+                  : options.symmetry ? "; TP collectives on the flow network (their links carry other traffic too)"
+                                     : "; TP collectives on the flow network (--no-symmetry)";
   run.report.notes = fmt::format("{}; {} events, {} transfers", how, run.exec.events, run.exec.comm_calls);
   run.report.symmetry = {folding, run.plan.programs.size(), e.memo, planes, dp_folding, dp_why};
   return run;
