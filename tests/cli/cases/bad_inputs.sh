@@ -135,7 +135,7 @@ expect_stderr "^--only parallel.zero=7: no plan the search tries has parallel.ze
 expect_bad "$plansim" search "$good" --only x
 expect_stderr "^--only x: --only must look like key.path=v1,v2" "$plansim" search "$good" --only x
 expect_bad "$plansim" search "$good" --only parallel.nope=1
-for args in "--nodes 0" "--nodes 1e9" "--nodes -1" "--gpus 0" "-f 1" "-f nan" "-f inf" "-f 0.5" "-b -1" "-e 1e300" "-e 2P" "-b 2G -e 1K" "-b abc"; do
+for args in "--nodes 0" "--nodes 1e9" "--nodes -1" "--gpus 0" "--harness pytorch" "--harness" "-f 1" "-f nan" "-f inf" "-f 0.5" "-b -1" "-e 1e300" "-e 2P" "-b 2G -e 1K" "-b abc"; do
   # shellcheck disable=SC2086
   expect_bad "$plansim" collective --topology "$h100" $args
 done
