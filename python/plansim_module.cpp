@@ -168,7 +168,7 @@ PYBIND11_MODULE(_plansim, m) {
   m.def("calibrate_bench", [](const Strings& inputs, const Strings& applies_to) {
     return released([&] { return api::calibrate_bench(inputs, applies_to).text; });
   });
-  m.def("calibrate_runs", [](const std::string& runs, const Strings& fit, const Strings& keep, const Strings& applies_to,
+  m.def("calibrate_runs", [](const Strings& runs, const Strings& fit, const Strings& keep, const Strings& applies_to,
                              const Strings& datasets, const std::string& name, const std::string& stack, bool loo,
                              bool loo_exact, unsigned threads) {
     return released([&] {

@@ -188,12 +188,13 @@ def validate(sim=None, measured=None, tolerance=0.10, runs=None, calibration=Non
 
 def calibrate(measured=None, runs=None, fit=None, keep=None, datasets=None, name=None, applies_to=None, stack=None,
               loo=True, loo_exact=False, jobs=0):
-    """`plansim calibrate`: bench JSON files -> {"profile": YAML text}; or runs=FILE with fit=[keys] ->
-    the fit ({"fitted", "runs", "profile", ...})."""
+    """`plansim calibrate`: bench JSON files -> {"profile": YAML text}; or runs=FILE (or [files], fitted as one
+    set) with fit=[keys] -> the fit ({"fitted", "runs", "profile", ...})."""
     applies = [applies_to] if isinstance(applies_to, str) else list(applies_to or [])
     if runs is not None:
         keep_list = [f"{k}={v}" for k, v in keep.items()] if isinstance(keep, dict) else list(keep or [])
-        return _json.loads(_plansim.calibrate_runs(_os.fspath(runs), list(fit or []), keep_list, applies,
+        runs = [runs] if isinstance(runs, (str, _os.PathLike)) else list(runs)
+        return _json.loads(_plansim.calibrate_runs([_os.fspath(r) for r in runs], list(fit or []), keep_list, applies,
                                                    list(datasets or []), name or "", stack or "", bool(loo),
                                                    bool(loo_exact), int(jobs)))
     files = [measured] if isinstance(measured, (str, _os.PathLike)) else list(measured or [])

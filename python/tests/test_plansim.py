@@ -193,6 +193,8 @@ runs:
     fit = plansim.calibrate(runs=str(runs), fit=["sustained_factor"], loo=False, jobs=2)
     assert 0.2 <= fit["fitted"]["sustained_factor"]["value"] <= 1.0
     assert "sustained_factor" in fit["profile"]
+    assert fit["runs_files"] == [str(runs)]
+    assert len(plansim.calibrate(runs=[str(runs)], fit=["sustained_factor"], loo=False, jobs=2)["runs"]) == 2
     with pytest.raises(plansim.ConfigError):
         plansim.calibrate(runs=str(runs), fit=["no_such_key=1:2"])
 

@@ -63,8 +63,9 @@ calib::FitParameter parse_fit(const std::string& text) {
 }  // namespace
 
 CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
-  if (a.fit.empty())
-    throw ConfigError(SourcePos{"--runs " + a.runs, 0, 0}, "name the compute keys to fit with --fit KEY[=LO:HI]");
+  std::string runs_option;  // "--runs A --runs B", as the command was given
+  for (const auto& f : a.runs) runs_option += (runs_option.empty() ? "--runs " : " --runs ") + f;
+  if (a.fit.empty()) throw ConfigError(SourcePos{runs_option, 0, 0}, "name the compute keys to fit with --fit KEY[=LO:HI]");
   std::vector<calib::FitParameter> params;
   for (const auto& f : a.fit) params.push_back(parse_fit(f));
   std::vector<std::pair<std::string, std::string>> kept;
@@ -77,7 +78,7 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
   // Fits start from plansim's built-in compute model, not from any compute profile, so that they are
   // reproducible; the collectives are the system's (the topology's profile), as every run of that system has
   // them, so that the written profile (base: none) reproduces the fit where it is shipped or named.
-  const calib::RunSet set = io::load_runs(a.runs, {"calibration=defaults"}, a.datasets);
+  const calib::RunSet set = io::merge_run_sets(io::load_run_files(a.runs, {"calibration=defaults"}, a.datasets));
   std::vector<double> measured;
   for (const auto& r : set.runs) measured.push_back(r.measured_iteration_s());
   const calib::RunEvaluator evaluate = [&](const std::vector<double>& values, const std::vector<size_t>& which) {
@@ -95,9 +96,9 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
     options.loo_exact = a.loo_exact;
     fit = calib::fit_runs(measured, params, evaluate, options);
   } catch (const calib::FitError& e) {
-    throw ConfigError(SourcePos{a.runs, 0, 0}, std::string("cannot fit: ") + e.what());
+    throw ConfigError(SourcePos{set.file, 0, 0}, std::string("cannot fit: ") + e.what());
   }
-  std::string command = "plansim calibrate --runs " + a.runs;
+  std::string command = "plansim calibrate " + runs_option;
   for (const auto& d : a.datasets) command += " --dataset " + d;
   for (const auto& f : a.fit) command += " --fit " + f;
   for (const auto& k : a.keep) command += " --keep '" + k + "'";
@@ -119,7 +120,7 @@ CommandResult calibrate_runs(const CalibrateRunsRequest& a) {
     if (i < fit.loo_predicted_s.size()) entry["loo_predicted_iteration_s"] = fit.loo_predicted_s[i];
     runs.push_back(entry);
   }
-  out.json = nlohmann::ordered_json{{"runs_file", a.runs}, {"gpu", set.gpu}, {"fitted", values}, {"runs", runs},
+  out.json = nlohmann::ordered_json{{"runs_files", a.runs}, {"gpu", set.gpu}, {"fitted", values}, {"runs", runs},
                                     {"iterations", fit.iterations}, {"evaluations", fit.evaluations},
                                     {"profile", out.text}}
                  .dump(2) + "\n";

@@ -105,7 +105,7 @@ CommandResult calibrate_bench(const std::vector<std::string>& inputs, const std:
                               const std::string& gpu = "");
 // `plansim calibrate --runs`: `text` is the profile YAML, messages[0] the fit table, `json` the fit.
 struct CalibrateRunsRequest {
-  std::string runs;
+  std::vector<std::string> runs;  // runs files, fitted as one set
   std::vector<std::string> fit, keep, applies_to, datasets;
   std::string name, stack;
   bool leave_one_out = true, loo_exact = false;

@@ -62,8 +62,9 @@ CommandResult validate_runs(const ValidateRunsRequest& r, std::string* write_exp
   std::map<std::string, calib::ErrorStats> mape;  // "<gpu>/<dataset>" -> stats
   const io::ExpectedMape expected = r.expect.empty() ? io::ExpectedMape{} : io::load_expected_mape(r.expect);
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
-  for (const auto& file : r.runs) {
-    const calib::RunSet set = io::load_runs(file, r.sets, r.datasets);
+  for (const calib::RunSet& set : io::load_run_files(r.runs, r.sets, r.datasets)) {
+    if (set.runs.empty()) continue;  // none of the --dataset sets is in this file
+    const std::string& file = set.file;
     std::vector<size_t> all(set.runs.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     const auto predictions = calib::predict_runs(set, all, ComputeOverrides{}, r.threads);

@@ -3,7 +3,7 @@
 //       (plansim-hw bench JSON; nccl-tests stdout or -J JSON, io/nccl_tests_reader.hpp), with the collective
 //       fits' residuals per size and leave-one-out errors; GEMM rows fit the simulator's shape model of the
 //       GPU measured (calib/gemm_shape_fit.hpp); with --topology, the NCCL model's per-system parameters.
-//   plansim calibrate --runs RUNS.yaml --fit KEY[=LO:HI[:START]]... [--keep KEY=VALUE]... [-o PROFILE.yaml]
+//   plansim calibrate --runs RUNS.yaml... --fit KEY[=LO:HI[:START]]... [--keep KEY=VALUE]... [-o PROFILE.yaml]
 //       compute keys fitted to published end-to-end runs, with each run's residual and leave-one-out error.
 #include <cstdio>
 #include <memory>
@@ -33,7 +33,7 @@ Command add_calibrate_command(CLI::App& app) {
   sub->add_option("measured", args->inputs,
                   "bench JSON files (plansim-hw bench ... --json FILE) and nccl-tests logs (stdout, or -J JSON)");
   sub->add_option("-o,--output", args->output, "profile YAML to write ('-' = stdout)")->capture_default_str();
-  sub->add_option("--runs", args->runs.runs, "published end-to-end runs (README \"Calibration profiles\")");
+  sub->add_option("--runs", args->runs.runs, "published end-to-end runs (README \"Calibration profiles\"; repeatable: the files' runs are fitted together)");
   sub->add_option("--fit", args->runs.fit, "compute key to fit, KEY[=LO:HI[:START]] (repeatable; with --runs)");
   sub->add_option("--keep", args->runs.keep, "compute key held fixed and written, KEY=VALUE (repeatable; with --runs)");
   sub->add_option("--dataset", args->runs.datasets, "fit only the runs of this data set (repeatable; with --runs)");

@@ -70,10 +70,9 @@ calib::MeasuredRun read_run(const YamlFile& f, const YAML::Node& n, const std::v
   return r;
 }
 
-}  // namespace
-
-calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides,
-                        const std::vector<std::string>& datasets) {
+// One file's runs of the data sets in `wanted` (all when empty); `seen` collects the data sets the file has.
+calib::RunSet load_wanted_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides,
+                               const std::set<std::string>& wanted, std::set<std::string>& seen) {
   const YamlFile f = YamlFile::load(file);
   MapReader m(f, f.root(), "a runs file");
   const YAML::Node version = m.require("plansim_runs");
@@ -84,8 +83,7 @@ calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std
   const YAML::Node runs = m.require("runs");
   if (!runs.IsSequence() || runs.size() == 0) m.fail(runs, "'runs' must be a non-empty list");
   m.finish();
-  std::set<std::string> names, seen;
-  const std::set<std::string> wanted(datasets.begin(), datasets.end());
+  std::set<std::string> names;
   for (const auto& n : runs) {
     if (!wanted.empty() && n.IsMap() && n["dataset"] && n["dataset"].IsScalar()) {
       seen.insert(n["dataset"].Scalar());
@@ -95,9 +93,55 @@ calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std
     if (!names.insert(set.runs.back().name).second)
       f.fail(n, fmt::format("two runs are named '{}'", set.runs.back().name));
   }
-  for (const auto& d : wanted)
-    if (seen.count(d) == 0) throw ConfigError(SourcePos{"--dataset " + d, 0, 0}, fmt::format("{} has no data set '{}'", file.string(), d));
   return set;
+}
+
+void check_datasets_found(const std::set<std::string>& wanted, const std::set<std::string>& seen,
+                          const std::vector<std::string>& files) {
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
+  for (const auto& d : wanted)
+    if (seen.count(d) == 0)
+      throw ConfigError(SourcePos{"--dataset " + d, 0, 0},
+                        files.size() == 1 ? fmt::format("{} has no data set '{}'", list, d)
+                                          : fmt::format("none of {} has a data set '{}'", list, d));
+}
+
+}  // namespace
+
+calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides,
+                        const std::vector<std::string>& datasets) {
+  const std::set<std::string> wanted(datasets.begin(), datasets.end());
+  std::set<std::string> seen;
+  calib::RunSet set = load_wanted_runs(file, extra_overrides, wanted, seen);
+  check_datasets_found(wanted, seen, {file.string()});
+  return set;
+}
+
+std::vector<calib::RunSet> load_run_files(const std::vector<std::string>& files,
+                                          const std::vector<std::string>& extra_overrides,
+                                          const std::vector<std::string>& datasets) {
+  const std::set<std::string> wanted(datasets.begin(), datasets.end());
+  std::set<std::string> seen;
+  std::vector<calib::RunSet> sets;
+  for (const auto& file : files) sets.push_back(load_wanted_runs(file, extra_overrides, wanted, seen));
+  check_datasets_found(wanted, seen, files);
+  return sets;
+}
+
+calib::RunSet merge_run_sets(std::vector<calib::RunSet> sets) {
+  calib::RunSet all;
+  std::set<std::string> names, gpus;
+  for (auto& s : sets) {
+    all.file += (all.file.empty() ? "" : " ") + s.file;
+    if (gpus.insert(s.gpu).second) all.gpu += (all.gpu.empty() ? "" : "+") + s.gpu;
+    for (auto& r : s.runs) {
+      if (!names.insert(r.name).second)
+        throw ConfigError(SourcePos{s.file, 0, 0}, fmt::format("run '{}' is also in an earlier runs file", r.name));
+      all.runs.push_back(std::move(r));
+    }
+  }
+  return all;
 }
 
 }  // namespace plansim::io

@@ -14,4 +14,14 @@ namespace plansim::io {
 calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides = {},
                         const std::vector<std::string>& datasets = {});
 
+// Several runs files, one set each, in order. `datasets` filters across them: each must be in at least one
+// file; a file with none of them gives a set without runs.
+std::vector<calib::RunSet> load_run_files(const std::vector<std::string>& files,
+                                          const std::vector<std::string>& extra_overrides = {},
+                                          const std::vector<std::string>& datasets = {});
+
+// The runs of several sets as one (calibrate --runs A --runs B): `file` lists the files, `gpu` joins their
+// GPUs with '+'; a run name repeated across the files is an error.
+calib::RunSet merge_run_sets(std::vector<calib::RunSet> sets);
+
 }  // namespace plansim::io

@@ -63,6 +63,21 @@ expect_stdout "calibration: (topology [^ ]* \\+ )?command line $rt/profile.yaml"
   --calibration "$rt/profile.yaml"
 expect_stdout "calibration +command line profile 'roundtrip'" "$plansim" run "$src/scenarios/seed-small-batch.yaml" \
   --calibration "$rt/profile.yaml"
+# Several runs files are fitted as one set (calibrate --runs A --runs B): the same three runs split over two
+# files give the same fit; a run name in both files is an error; validate's --dataset filters across files.
+{ head -5 "$rt/runs.yaml"; } > "$rt/runs_a.yaml"
+{ head -3 "$rt/runs.yaml"; sed -n '6,$p' "$rt/runs.yaml" | sed 's/dataset: synthetic/dataset: other/'; } > "$rt/runs_b.yaml"
+expect_stdout 'fitted attention_efficiency = 0\.4 ' "$plansim" calibrate --runs "$rt/runs_a.yaml" --runs "$rt/runs_b.yaml" \
+  --fit attention_efficiency -o "$rt/profile3.yaml"
+expect_stdout "plansim calibrate --runs $rt/runs_a.yaml $rt/runs_b.yaml: 3 runs on H100" "$plansim" calibrate \
+  --runs "$rt/runs_a.yaml" --runs "$rt/runs_b.yaml" --fit attention_efficiency --no-loo -o "$rt/profile3.yaml"
+expect_exit 2 "$plansim" calibrate --runs "$rt/runs_a.yaml" --runs "$rt/runs_a.yaml" --fit attention_efficiency
+expect_stderr "is also in an earlier runs file" "$plansim" calibrate --runs "$rt/runs_a.yaml" --runs "$rt/runs_a.yaml" \
+  --fit attention_efficiency
+expect_stdout 'other +2 runs  MAPE' "$plansim" validate --runs "$rt/runs_a.yaml" --runs "$rt/runs_b.yaml" --dataset other \
+  --calibration "$rt/profile.yaml"
+expect_stderr 'none of .*runs_a\.yaml, .*runs_b\.yaml has a data set .nope.' "$plansim" validate --runs "$rt/runs_a.yaml" \
+  --runs "$rt/runs_b.yaml" --dataset nope
 # A key without default bounds, or a run the scenario schema rejects, is a one-line error.
 expect_stderr 'has no default bounds' "$plansim" calibrate --runs "$rt/runs.yaml" --fit comm_slowdown
 expect_stderr "bad_scenario\.yaml:5:5: run 'x': --set parallel.tq=2: unknown key" "$plansim" validate --runs "$src/tests/data/runs/bad_scenario.yaml"
