@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <set>
 
 #include "sim/io/yaml_reader.hpp"
@@ -108,15 +109,6 @@ void check_datasets_found(const std::set<std::string>& wanted, const std::set<st
 }
 
 }  // namespace
-
-calib::RunSet load_runs(const std::filesystem::path& file, const std::vector<std::string>& extra_overrides,
-                        const std::vector<std::string>& datasets) {
-  const std::set<std::string> wanted(datasets.begin(), datasets.end());
-  std::set<std::string> seen;
-  calib::RunSet set = load_wanted_runs(file, extra_overrides, wanted, seen);
-  check_datasets_found(wanted, seen, {file.string()});
-  return set;
-}
 
 std::vector<calib::RunSet> load_run_files(const std::vector<std::string>& files,
                                           const std::vector<std::string>& extra_overrides,
