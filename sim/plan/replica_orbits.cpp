@@ -99,28 +99,38 @@ bool ReplicaOrbits::quotient(std::span<const LinkId> links, std::vector<LinkId>&
   return true;
 }
 
-bool ReplicaOrbits::precheck(std::span<const LinkId> links) {
+std::optional<ReplicaOrbits::LoadMismatch> ReplicaOrbits::first_load_mismatch(std::span<const LinkId> links) {
   for (LinkId l : links) ++count_[l.index()];
-  bool ok = true;
+  std::optional<LoadMismatch> bad;
   for (LinkId l : links) {
     const uint32_t img = next_[l.index()];
     if (img == kUnset || count_[img] == count_[l.index()]) continue;
-    why_ = fmt::format("a transfer spanning the replicas crosses {} {} times but its image {} in the next replica {} times",
-                       name(l), count_[l.index()], name(LinkId(img)), count_[img]);
-    ok = false;
+    bad = LoadMismatch{l, LinkId(img), count_[l.index()], count_[img]};
     break;
   }
   for (LinkId l : links) count_[l.index()] = 0;
-  return ok;
+  return bad;
+}
+
+bool ReplicaOrbits::precheck(std::span<const LinkId> links) {
+  const std::optional<LoadMismatch> bad = first_load_mismatch(links);
+  if (!bad) return true;
+  why_ = fmt::format("a transfer spanning the replicas crosses {} {} times but its image {} in the next replica {} times",
+                     name(bad->link), bad->crossings, name(bad->image), bad->image_crossings);
+  return false;
 }
 
 bool ReplicaOrbits::project(std::span<const LinkId> links, std::vector<LinkId>& kept) {
   finalize();
   if (!precheck(links)) return false;
+  kept_links(links, kept);
+  return true;
+}
+
+void ReplicaOrbits::kept_links(std::span<const LinkId> links, std::vector<LinkId>& kept) const {
   kept.clear();
   for (LinkId l : links)
     if (next_[l.index()] == kUnset || rep_[l.index()] == l.value) kept.push_back(l);
-  return true;
 }
 
 }  // namespace plansim

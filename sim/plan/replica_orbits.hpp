@@ -42,6 +42,7 @@
 // Built incrementally: every replicated call is paired (check) before the first spanning call is
 // projected or any quotient is taken (finalize); after that, a pair must already be known.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -83,6 +84,15 @@ class ReplicaOrbits {
 
  private:
   [[nodiscard]] std::string name(LinkId l) const;
+  // The first link of `links` (a multiset) that a spanning flow crosses other than as often as its
+  // known image π(l): precheck()'s test, without building its message.
+  struct LoadMismatch {
+    LinkId link, image;
+    uint32_t crossings, image_crossings;
+  };
+  std::optional<LoadMismatch> first_load_mismatch(std::span<const LinkId> links);
+  // A flow mapped onto itself: its links outside D and those that represent their orbit, in order.
+  void kept_links(std::span<const LinkId> links, std::vector<LinkId>& kept) const;
   const Topology& topo_;
   int replicas_;
   bool final_ = false;

@@ -77,12 +77,12 @@ bool ReplicaOrbits::project_phase(std::span<const FlowShape> flows, CollectiveRu
   std::map<FlowKey, std::vector<size_t>> moved;  // flows π does not map onto themselves, by key
   std::vector<std::map<FlowKey, std::vector<size_t>>::iterator> key_at(flows.size(), moved.end());
   for (size_t i = 0; i < flows.size(); ++i) {
-    std::vector<LinkId> kept;
-    if (project(flows[i].links, kept)) {
+    if (!first_load_mismatch(flows[i].links)) {  // mapped onto itself
+      std::vector<LinkId> kept;
+      kept_links(flows[i].links, kept);
       out[i] = std::move(kept);
       done[i] = 1;
-    } else {
-      why_.clear();  // not mapped onto itself: maybe onto another flow, below
+    } else {  // not mapped onto itself: maybe onto another flow, below
       key_at[i] = moved.try_emplace(key_of(flows[i], sorted(flows[i].links))).first;
       key_at[i]->second.push_back(i);
     }
@@ -126,15 +126,17 @@ bool ReplicaOrbits::project_phase(std::span<const FlowShape> flows, CollectiveRu
 }
 
 bool ReplicaOrbits::precheck_phase(std::span<const FlowShape> flows) {
-  std::vector<FlowKey> keys;
-  keys.reserve(flows.size());
-  for (const FlowShape& f : flows) keys.push_back(key_of(f, sorted(f.links)));
-  std::sort(keys.begin(), keys.end());
+  std::vector<FlowKey> keys;  // every flow's, sorted: built when a flow's image must be looked up
   std::vector<LinkId> img;
   for (const FlowShape& f : flows) {
-    if (precheck(f.links)) continue;  // mapped onto itself so far
-    why_.clear();
+    // Mapped onto itself so far, or not (the common case of an all-to-all's flows, so no message is built).
+    if (!first_load_mismatch(f.links)) continue;
     if (!image(f.links, img)) continue;  // its image not known yet
+    if (keys.empty()) {
+      keys.reserve(flows.size());
+      for (const FlowShape& g : flows) keys.push_back(key_of(g, sorted(g.links)));
+      std::sort(keys.begin(), keys.end());
+    }
     if (!std::binary_search(keys.begin(), keys.end(), key_of(f, img))) {
       why_ = fmt::format(
           "a transfer spanning the replicas has a flow over {} that is neither mapped onto itself nor "
