@@ -82,7 +82,8 @@ bool solve(std::vector<Vec> a, Vec b, double lambda, Vec& x) {
 struct Solution {
   Vec u;
   Vec r;
-  std::vector<Vec> jacobian;  // [row][param]
+  std::vector<Vec> jacobian;        // [row][param], at u
+  std::vector<Vec> start_jacobian;  // the same at the starting point (the first iteration's)
   int iterations = 0;
 };
 
@@ -113,6 +114,7 @@ Solution levenberg_marquardt(Problem& p, Vec u, int max_iterations) {
     s.iterations = it + 1;
     const Vec w = huber_weights(s.r);
     const auto j = jacobian(p, u, s.r);
+    if (it == 0) s.start_jacobian = j;
     const size_t n = u.size();
     std::vector<Vec> a(n, Vec(n, 0));
     Vec g(n, 0);
@@ -151,12 +153,22 @@ Solution levenberg_marquardt(Problem& p, Vec u, int max_iterations) {
   return s;
 }
 
-void check_identifiable(const Solution& s, const std::vector<FitParameter>& params) {
+// Largest |d ln t / d ln θ_k| over the runs.
+double elasticity(const std::vector<Vec>& jacobian, size_t k) {
+  double worst = 0;
+  for (const auto& row : jacobian) worst = std::max(worst, std::abs(row[k]));
+  return worst;
+}
+
+// A parameter pinned to a bound is set by the bound, not by the runs' sensitivity there (an overhead the
+// data push to its lower bound, near 0, moves no run at all there): it counts as identified when the runs
+// depended on it where the fit started, and it is left out of the collinearity test.
+void check_identifiable(const Solution& s, const std::vector<FitParameter>& params, const std::vector<bool>& at_bound) {
   const size_t n = params.size();
   Vec norm(n, 0);
   for (size_t k = 0; k < n; ++k) {
-    double worst = 0;
-    for (const auto& row : s.jacobian) worst = std::max(worst, std::abs(row[k]));
+    const double worst = at_bound[k] ? std::max(elasticity(s.jacobian, k), elasticity(s.start_jacobian, k))
+                                     : elasticity(s.jacobian, k);
     // d ln t / d ln θ below 0.01: a 1 % change of θ moves no run by 0.01 %.
     if (worst < 0.01)
       throw FitError(fmt::format("these runs cannot identify '{}': changing it by 1 % moves no run's time by 0.01 %",
@@ -166,6 +178,7 @@ void check_identifiable(const Solution& s, const std::vector<FitParameter>& para
   }
   for (size_t k = 0; k < n; ++k)
     for (size_t l = k + 1; l < n; ++l) {
+      if (at_bound[k] || at_bound[l]) continue;
       double dot = 0;
       for (const auto& row : s.jacobian) dot += row[k] * row[l];
       if (std::abs(dot) / (norm[k] * norm[l]) > 0.9999)
@@ -194,13 +207,12 @@ RunFit fit_runs(const Vec& measured_s, const std::vector<FitParameter>& params, 
   all.rows.resize(measured_s.size());
   std::iota(all.rows.begin(), all.rows.end(), 0);
   const Solution full = levenberg_marquardt(all, u0, options.max_iterations);
-  check_identifiable(full, params);
-
   RunFit out;
-  out.values = all.values(full.u);
   for (size_t k = 0; k < params.size(); ++k)
     out.at_bound.push_back(std::abs(full.u[k] - std::log(params[k].lo)) < 1e-9 ||
                            std::abs(full.u[k] - std::log(params[k].hi)) < 1e-9);
+  check_identifiable(full, params, out.at_bound);
+  out.values = all.values(full.u);
   out.iterations = full.iterations;
   out.predicted_s.resize(measured_s.size());
   for (size_t i = 0; i < measured_s.size(); ++i) out.predicted_s[i] = measured_s[i] * std::exp(full.r[i]);
@@ -220,19 +232,24 @@ RunFit fit_runs(const Vec& measured_s, const std::vector<FitParameter>& params, 
       } else {
         // One Gauss–Newton step from the full fit on the other runs, with the Jacobian at the full fit:
         // their gradient there is −(the held-out run's term), since the full fit's gradient is zero.
-        std::vector<Vec> a(n, Vec(n, 0));
-        Vec g(n, 0);
+        // Parameters pinned to a bound stay there (their Jacobian column there may be all but zero).
+        std::vector<size_t> free;
+        for (size_t k = 0; k < n; ++k)
+          if (!out.at_bound[k]) free.push_back(k);
+        const size_t m = free.size();
+        std::vector<Vec> a(m, Vec(m, 0));
+        Vec g(m, 0);
         for (size_t i = 0; i < full.r.size(); ++i) {
           if (i == held) continue;
-          for (size_t k = 0; k < n; ++k) {
-            g[k] -= w[i] * full.jacobian[i][k] * full.r[i];
-            for (size_t l = 0; l < n; ++l) a[k][l] += w[i] * full.jacobian[i][k] * full.jacobian[i][l];
+          for (size_t k = 0; k < m; ++k) {
+            g[k] -= w[i] * full.jacobian[i][free[k]] * full.r[i];
+            for (size_t l = 0; l < m; ++l) a[k][l] += w[i] * full.jacobian[i][free[k]] * full.jacobian[i][free[l]];
           }
         }
         Vec dx;
-        if (solve(a, g, 0, dx))
-          for (size_t k = 0; k < n; ++k)
-            u[k] = std::clamp(u[k] + dx[k], std::log(params[k].lo), std::log(params[k].hi));
+        if (m > 0 && solve(a, g, 0, dx))
+          for (size_t k = 0; k < m; ++k)
+            u[free[k]] = std::clamp(u[free[k]] + dx[k], std::log(params[free[k]].lo), std::log(params[free[k]].hi));
       }
       out.loo_predicted_s[held] = evaluate(all.values(u), {held}).at(0);  // the held-out run, simulated
       out.evaluations += 1;

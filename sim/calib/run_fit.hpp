@@ -9,7 +9,10 @@
 //
 // Identifiability is checked at the solution: a parameter whose 1 % change moves no run's time by 0.01 %
 // cannot be fitted from these runs, and two whose effects are collinear (|cos| > 0.9999) cannot be told
-// apart; both throw FitError naming them.
+// apart; both throw FitError naming them. A parameter the data push to one of its bounds is set by the
+// bound (`at_bound`): it passes when the runs depended on it where the fit started (an overhead pushed to
+// its lower bound near 0 moves nothing there), it is left out of the collinearity test, and the
+// leave-one-out step holds it at the bound.
 //
 // Leave-one-out: for each run, the parameters are refitted without it and the held-out run is simulated
 // with them; its error is what a user should expect on a run the profile was not fitted on. The refit is

@@ -67,6 +67,27 @@ TEST_CASE("fit_runs pins a parameter the data push past its bound and reports it
   CHECK(fit.at_bound[0]);
 }
 
+TEST_CASE("fit_runs keeps an overhead the data push to its lower bound near 0, and leave-one-out holds it there",
+          "[calib]") {
+  // t_i = a_i/θ0 + c_i·θ1 + b_i, measured with no overhead (θ1 = 0): the fit drives θ1 to its lower bound,
+  // where a 1 % change of it moves no run by 0.01 %. It is set by the bound (the runs did depend on it at the
+  // start, 0.5), not unidentifiable: `plansim calibrate` once threw the whole fit away there.
+  const std::vector<double> a{1, 2, 4, 8, 3}, b{0.5, 0.1, 1.0, 0.2, 0.0}, c{0.3, 0.1, 0.5, 0.2, 0.4};
+  auto eval = [&](const std::vector<double>& v, const std::vector<size_t>& which) {
+    std::vector<double> t;
+    for (size_t i : which) t.push_back(a[i] / v[0] + c[i] * v[1] + b[i]);
+    return t;
+  };
+  const std::vector<double> measured = eval({0.8, 0.0}, {0, 1, 2, 3, 4});
+  const RunFit fit = fit_runs(measured, {{"x", 0.1, 2, 1}, {"overhead", 1e-4, 2, 0.5}}, eval);
+  CHECK_FALSE(fit.at_bound[0]);
+  CHECK(fit.at_bound[1]);
+  CHECK(fit.values[1] == Approx(1e-4));
+  CHECK(fit.values[0] == Approx(0.8).epsilon(1e-3));
+  REQUIRE(fit.loo_predicted_s.size() == 5);
+  for (size_t i = 0; i < 5; ++i) CHECK(fit.loo_predicted_s[i] == Approx(measured[i]).epsilon(1e-3));
+}
+
 TEST_CASE("fit_runs says which parameters the runs cannot identify", "[calib]") {
   Synthetic s{{1, 2, 3}, {0.1, 0.1, 0.1}, {0, 0, 0}};
   const std::vector<double> measured = s.times({0.9}, {0, 1, 2});
