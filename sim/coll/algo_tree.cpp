@@ -173,11 +173,16 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
       if (ar) f.tree_allreduce_call_bytes = ctx.bytes;
       ph.flows.push_back(std::move(f));
     }
+    const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
+    if (ar)
+      for (PlannedFlow& f : ph.flows) {
+        f.tree_nodes = nodes;
+        f.tree_ranks_per_node = n / nodes;
+      }
     if (ctx.op != CollOp::broadcast)
       ph.reduce_bytes_per_gpu = per_set * *std::max_element(children.begin(), children.end());
     plan.phases.push_back(std::move(ph));
     // NCCL's tree latency: 2((ppn-1) intra + log2(nodes) inter) steps (tuning.cc).
-    const int nodes = distinct_hosts(*ctx.topo, ctx.ranks);
     int lg = 0;
     while ((1 << lg) < nodes) ++lg;
     plan.steps_intra = (ar ? 2 : 1) * (n / nodes - 1);

@@ -37,6 +37,10 @@ struct PlannedFlow {
   // A tree all-reduce's flow (algo_tree.cpp): the call's bytes, for NCCL's tree bandwidth factors
   // (NcclModelParams::tree_allreduce_efficiency, tree_size_correction); 0 = not one.
   Bytes tree_allreduce_call_bytes;
+  // Its servers and ranks per server (NCCL's nNodes and ppn), which set the tree's chunk (nccl_model.hpp
+  // tree_chunk_bytes) and so its fill; 0 = the model's pipeline_chunk_bytes.
+  int tree_nodes = 0;
+  int tree_ranks_per_node = 0;
   // A CollNet flow (algo_collnet_direct.cpp): NCCL's CollNet bandwidth factor applies
   // (NcclModelParams::collnet_efficiency).
   bool collnet = false;

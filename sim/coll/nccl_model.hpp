@@ -183,6 +183,10 @@ Time plan_route_latency(const FlowPlan& plan);
 double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 // NCCL's treeCorrectionFactor for a tree all-reduce of `call_bytes` (1 from 512 MiB up).
 double tree_size_correction(Protocol p, Bytes call_bytes);
+// NCCL's chunk of a tree all-reduce with `per_channel` bytes per channel over `nodes` servers of
+// `ranks_per_node` GPUs (src/enqueue.cc calcCollChunking, 2.19-2.28): Simple 512 KiB, LL 32 KiB of data,
+// LL128 576,000 B halved for small calls down to 32 KiB (nccl_model.cpp).
+Bytes tree_chunk_bytes(Protocol p, Bytes per_channel, int nodes, int ranks_per_node);
 // Bytes the flow network moves for `f`: (payload + pipeline fill) / efficiency.
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 

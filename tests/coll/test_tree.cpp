@@ -103,3 +103,43 @@ TEST_CASE("tree: an all-reduce's bandwidth is x 0.92 x the size correction; othe
   };
   CHECK(ring(m) == Approx(ring(NcclModelParams::ideal())).epsilon(1e-12));
 }
+
+TEST_CASE("tree: under the size correction an all-reduce pays no pipeline fill of its own; without it, the fill", "[coll][tree]") {
+  // treeCorrectionFactor is NCCL's measured rate of its trees by size, start-up included: the explicit fill
+  // (min(stages - 1, depth) chunks) would count the start-up a second time.
+  const Topology topo = one_nic_per_gpu(4, 4, GBps(50));
+  const double S = 32.0 * 1048576;  // Simple's factor 0.7 here (log2(S / 64) = 19)
+  NcclModelParams m = NcclModelParams::ideal();
+  const double plain = tree_seconds(topo, 16, S, m);
+  m.pipeline_chunk_bytes = {32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  m.pipeline_depth = 8;
+  const double filled = tree_seconds(topo, 16, S, m);
+  // 8 tree sets of 4 MiB, each with min(stages - 1, 8) = 7 chunks of NCCL's 512 KiB Simple tree chunk.
+  CHECK(filled > plain * 1.5);
+  m.tree_size_correction = true;
+  CHECK(tree_seconds(topo, 16, S, m) == Approx(plain / 0.7).epsilon(1e-5));
+}
+
+TEST_CASE("tree: with the default NCCL model a larger all-reduce across servers never takes less time", "[coll][tree]") {
+  const Topology topo = one_nic_per_gpu(4, 8, GBps(50));
+  for (const char* proto : {"LL", "LL128", "Simple"}) {
+    double last = 0;
+    for (double bytes = 65536; bytes <= 1024.0 * 1048576; bytes *= 2) {
+      const double t = tree_seconds(topo, 32, bytes, NcclModelParams{}, proto);
+      INFO(proto << " at " << bytes << " B: " << t << " s after " << last << " s");
+      CHECK(t >= last);
+      last = t;
+    }
+  }
+}
+
+TEST_CASE("tree: NCCL's tree chunk: one buffer step (Simple 512 KiB, LL 32 KiB); LL128's halves for small calls", "[coll][tree]") {
+  CHECK(tree_chunk_bytes(Protocol::simple, Bytes(1048576), 4, 8).value() == 524288);
+  CHECK(tree_chunk_bytes(Protocol::ll, Bytes(1048576), 4, 8).value() == 32768);
+  // 4 servers of 8: nstepsLL128 = 1 + 2 + 0.8 = 3.8; a channel wants 3.8 x 64 / 8 = 30.4 chunks above
+  // 128 KiB, then 7.6 above 32 KiB. 512 KiB per channel: 576,000 -> 288,000 -> 144,000 -> 72,000 (first
+  // loop), then 72,000 -> 36,000 (floor(524288 / 72000) = 7 < 7.6).
+  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(524288), 4, 8).value() == 36000);
+  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(64.0 * 1048576), 4, 8).value() == 576000);  // large: one step
+  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(32768), 4, 8).value() == 18000);  // stops at <= 32 KiB
+}
