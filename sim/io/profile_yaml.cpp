@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
+#include <optional>
+#include <string_view>
+
 #include "sim/io/compute_yaml.hpp"
 #include "sim/io/profile_yaml_internal.hpp"
 #include "sim/io/shipped_profiles_data.hpp"
@@ -76,18 +80,94 @@ CalibrationProfile parse_profile(const std::string& text, const std::string& nam
   return read_profile(YamlFile::parse(text, name));
 }
 
+namespace {
+// `text` with the top-level blocks whose key `keep` refuses blanked line by line, so line numbers hold.
+template <class Keep>
+std::string top_level_blocks(const std::string& text, Keep keep) {
+  std::string out;
+  out.reserve(text.size());
+  bool kept = true;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + at, end - at);
+    // A new top-level key starts at column 0; comments, blank lines and a block's unindented sequence
+    // items ("- ...") belong to the block before them.
+    if (!line.empty() && line[0] != ' ' && line[0] != '#' && line[0] != '-' && line[0] != '\r')
+      kept = keep(line.substr(0, line.find(':')));
+    if (kept) out += line;
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
+// The shipped profiles, parsed on first use. Choosing one reads only each profile's header (its
+// `applies_to`), and the one chosen is parsed without its `fit:` and `measured:` blocks, written by
+// `plansim calibrate` for people and ignored by read_profile: YAML-cpp spends about a thousand
+// instructions a byte, and parsing every shipped profile whole was 19 % of `plansim run --bound` on the
+// 9,216-GPU MoE.
+struct ShippedProfiles {
+  struct Entry {
+    std::string path;
+    const std::string* text;
+    std::vector<std::string> applies_to;
+    std::once_flag parsed_once;
+    std::optional<CalibrationProfile> parsed;
+  };
+  std::vector<Entry> entries;
+
+  ShippedProfiles() : entries(shipped_profile_texts().size()) {
+    const auto& texts = shipped_profile_texts();
+    for (size_t i = 0; i < texts.size(); ++i) {
+      Entry& e = entries[i];
+      e.path = texts[i].first;
+      e.text = &texts[i].second;
+      const YAML::Node header = YAML::Load(
+          top_level_blocks(*e.text, [](std::string_view key) { return key == "plansim_profile" || key == "applies_to"; }));
+      if (const YAML::Node a = header["applies_to"]) {
+        if (a.IsScalar()) e.applies_to.push_back(a.Scalar());
+        else
+          for (const auto& v : a) e.applies_to.push_back(v.Scalar());
+      }
+    }
+  }
+
+  const CalibrationProfile& profile(size_t i) {
+    Entry& e = entries[i];
+    std::call_once(e.parsed_once, [&e] {
+      e.parsed = parse_profile(
+          top_level_blocks(*e.text, [](std::string_view key) { return key != "fit" && key != "measured"; }),
+          "shipped:" + e.path);
+    });
+    return *e.parsed;
+  }
+
+  static ShippedProfiles& get() {
+    static ShippedProfiles shipped;
+    return shipped;
+  }
+};
+}  // namespace
+
 const std::vector<CalibrationProfile>& shipped_profiles() {
   static const std::vector<CalibrationProfile> profiles = [] {
+    ShippedProfiles& shipped = ShippedProfiles::get();
     std::vector<CalibrationProfile> out;
-    for (const auto& [path, text] : shipped_profile_texts()) out.push_back(parse_profile(text, "shipped:" + path));
+    for (size_t i = 0; i < shipped.entries.size(); ++i) out.push_back(shipped.profile(i));
     return out;
   }();
   return profiles;
 }
 
 const CalibrationProfile* shipped_profile_for(const std::string& gpu_model) {
-  for (const auto& p : shipped_profiles())
-    if (!p.applies_to.empty() && p.applies_to_gpu(gpu_model)) return &p;
+  ShippedProfiles& shipped = ShippedProfiles::get();
+  for (size_t i = 0; i < shipped.entries.size(); ++i) {
+    CalibrationProfile probe;
+    probe.applies_to = shipped.entries[i].applies_to;
+    if (!probe.applies_to.empty() && probe.applies_to_gpu(gpu_model)) return &shipped.profile(i);
+  }
   return nullptr;
 }
 
