@@ -38,7 +38,7 @@ class HalvingDoublingAlgorithm final : public CollectiveAlgorithm {
     return op == CollOp::all_reduce || op == CollOp::all_gather || op == CollOp::reduce_scatter;
   }
 
-  bool in_auto() const override { return false; }
+  bool in_auto(CollOp /*op*/) const override { return false; }
 
   ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
     const int n = g.n;

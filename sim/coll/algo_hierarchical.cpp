@@ -18,7 +18,7 @@ class HierarchicalAlgorithm final : public CollectiveAlgorithm {
   bool supports(CollOp op) const override { return op == CollOp::all_reduce; }
   bool shape_ok(const GroupShape& g) const override { return g.n == 0 || !g.uniform_hosts().empty(); }
 
-  bool in_auto() const override { return false; }
+  bool in_auto(CollOp /*op*/) const override { return false; }
 
   ChunkSchedule expand(CollOp /*op*/, const GroupShape& g) const override {
     const auto hosts = g.uniform_hosts();

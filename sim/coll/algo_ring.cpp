@@ -21,26 +21,8 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     return op == CollOp::all_reduce || op == CollOp::all_gather || op == CollOp::reduce_scatter;
   }
 
-  // The ring orders (rank lists) the channels use.
-  static std::vector<std::vector<int>> orders(const GroupShape& g) {
-    const auto hosts = g.uniform_hosts();
-    std::vector<std::vector<int>> out;
-    if (hosts.size() <= 1) {
-      out.emplace_back();
-      for (int i = 0; i < g.n; ++i) out.back().push_back(i);
-      return out;
-    }
-    const size_t L = hosts.front().size();
-    for (size_t k = 0; k < L; ++k) {
-      out.emplace_back();
-      for (const auto& h : hosts)
-        for (size_t i = 0; i < L; ++i) out.back().push_back(h[(i + k) % L]);
-    }
-    return out;
-  }
-
   ChunkSchedule expand(CollOp op, const GroupShape& g) const override {
-    const auto ord = orders(g);
+    const auto ord = nccl_ring_orders(g);
     const int K = static_cast<int>(ord.size());
     // Order k handles chunks k*n .. k*n+n-1; in it, chunk k*n+r is owned by rank r (so chunk c's
     // owner is c mod n: fine for all-reduce; reduce-scatter/all-gather use ownership c / K... see below).
@@ -64,7 +46,7 @@ class RingAlgorithm final : public CollectiveAlgorithm {
     const int steps = (twice ? 2 : 1) * (n - 1);
     const double per_hop = static_cast<double>(steps) / n;  // fraction of S crossing each hop
     PlannedPhase ph;
-    const auto ord = orders(ctx.shape());
+    const auto ord = nccl_ring_orders(ctx.shape());
     const int K = static_cast<int>(ord.size());
     const int per_order = std::max(1, (ctx.channels + K - 1) / K);
     for (const auto& o : ord) {

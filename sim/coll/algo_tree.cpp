@@ -97,6 +97,9 @@ class TreeAlgorithm final : public CollectiveAlgorithm {
     return op == CollOp::all_reduce || op == CollOp::broadcast || op == CollOp::reduce;
   }
   LatencyClass latency_class() const override { return LatencyClass::tree; }
+  // NCCL's tuner runs broadcast and reduce on Ring only (tuning.cc ncclTopoTuneModel, 2.19-2.28: "if (coll ==
+  // ncclFuncBroadcast && a != NCCL_ALGO_RING) continue", the same for Reduce): a rooted tree runs when named.
+  bool in_auto(CollOp op) const override { return op == CollOp::all_reduce; }
 
   // Chunk c is carried by parent set c (nccl_tree_parents), reduced up deepest first and sent back down.
   ChunkSchedule expand(CollOp op, const GroupShape& g) const override {

@@ -102,6 +102,23 @@ int islands_spanned(const Topology& topo, std::span<const GpuId> ranks) {
   return static_cast<int>(islands.size());
 }
 
+std::vector<std::vector<int>> nccl_ring_orders(const GroupShape& g) {
+  const auto hosts = g.uniform_hosts();
+  std::vector<std::vector<int>> out;
+  if (hosts.size() <= 1) {
+    out.emplace_back();
+    for (int i = 0; i < g.n; ++i) out.back().push_back(i);
+    return out;
+  }
+  const size_t L = hosts.front().size();
+  for (size_t k = 0; k < L; ++k) {
+    out.emplace_back();
+    for (const auto& h : hosts)
+      for (size_t i = 0; i < L; ++i) out.back().push_back(h[(i + k) % L]);
+  }
+  return out;
+}
+
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks) {
   std::set<int> h;
   for (GpuId r : ranks) h.insert(topo.host_of(r));

@@ -46,10 +46,10 @@ class CollectiveAlgorithm {
   [[nodiscard]] virtual ChunkSchedule expand(CollOp op, const GroupShape& g) const = 0;
   // Timing plan; the default lowers expand() step by step (step-synchronous algorithms).
   [[nodiscard]] virtual FlowPlan lower(const LoweringContext& ctx) const;
-  // Whether `auto` considers it: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, collnet_direct, nvls_collnet,
-  // pat, chain, direct, send_recv);
+  // Whether `auto` considers it for `op`: NCCL's own algorithms do (ring, tree, nvls, nvls_tree, collnet_direct,
+  // nvls_collnet, pat, chain, direct, send_recv) for the ops NCCL's tuner runs them on (tree: all-reduce only);
   // algorithms NCCL does not ship (halving_doubling, hierarchical) run only when named.
-  [[nodiscard]] virtual bool in_auto() const { return true; }
+  [[nodiscard]] virtual bool in_auto(CollOp /*op*/) const { return true; }
   // What a group needs for applicable() to hold, for the error when it is named and does not ("" = not stated).
   [[nodiscard]] virtual std::string_view requirement() const { return ""; }
   // Whether expand() is valid for a shape (hierarchical needs equal-size hosts).
@@ -93,6 +93,10 @@ ChunkStep& step_at(ChunkSchedule& s, size_t index);
 // Its `steps` still count for the per-hop latency.
 PlannedFlow ring_flow(const Topology& topo, const std::vector<GpuId>& r, Bytes bytes, int steps);
 int distinct_hosts(const Topology& topo, std::span<const GpuId> ranks);
+// The rank orders of NCCL's rings (its channels): one server, the ranks in order; across equal servers
+// L orders (L ranks per server), order k visiting the servers in order and each server's ranks rotated
+// by k, so that every order leaves each server through a different GPU, hence NIC (graph/search.cc).
+std::vector<std::vector<int>> nccl_ring_orders(const GroupShape& g);
 // NCCL's nNodes: NVLink domains (topology islands) the group spans, a multi-server NVLink domain counting as
 // one node (tuning.cc ncclTopoTuneModel, MNNVL releases 2.2x: "MNNVL support - treat as a single NVLink
 // connected node", nNodes = comm->MNNVL ? 1 : comm->nNodes).

@@ -207,7 +207,7 @@ bool CollectiveRunner::renamed_links(PreparedCall a, std::span<const GpuId> rank
     for (size_t i = 0; i < n; ++i)
       if (nic_index(topo, x.ranks[i]) != nic_index(topo, ranks[i])) return false;
   for (const auto& alg : impl_->registry.all()) {
-    if (!alg->in_auto() || !alg->supports(x.op)) continue;
+    if (!alg->in_auto(x.op) || !alg->supports(x.op)) continue;
     const std::string_view name = alg->name();
     const bool in_switch =
         name == "nvls" || name == "nvls_tree" || name == "collnet_direct" || name == "nvls_collnet";

@@ -182,21 +182,14 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
   return tree * link_and_protocol_efficiency(m, p, topo, f);
 }
 
-Bytes tree_chunk_bytes(Protocol p, Bytes per_channel, int nodes, int ranks_per_node) {
-  // NCCL 2.19-2.28 src/enqueue.cc calcCollChunking: outside the Simple ring a chunk is one step of the
-  // protocol's buffer (chunkSteps 1), buffSize / NCCL_STEPS (8): Simple 4 MiB / 8; LL 512 KiB / 8 of
-  // 16-byte lines, half of it data; LL128 120 x 640 x 8 x 8 B / 8, 15 of every 16 words data (device.h).
-  // Only LL128's tree chunk adapts to the call (since 2.19; the Simple tree's halving by tree depth was
-  // dropped): halved while a channel holds fewer than nstepsLL128 x 64 / ppn chunks and the chunk is over
-  // 128 KiB, then fewer than nstepsLL128 x 16 / ppn down to 32 KiB, nstepsLL128 = 1 + log2i(nNodes) +
-  // 0.1 ppn (the division on the left is integer, as NCCL's).
-  switch (p) {
-    case Protocol::simple: return Bytes(4.0 * 1048576 / 8);
-    case Protocol::ll: return Bytes(512.0 * 1024 / 8 / 2);
-    case Protocol::ll128: break;
-  }
-  double chunk = 120.0 * 640 * 8 * 8 / 8 / 16 * 15;  // 576,000 B
-  if (nodes < 1 || ranks_per_node < 1) return Bytes(chunk);
+Bytes tree_chunk_bytes(Protocol p, Bytes per_channel, int nodes, int ranks_per_node, Bytes step) {
+  // NCCL 2.19-2.28 src/enqueue.cc calcCollChunking: a tree moves one buffer step per chunk (chunkSteps 1);
+  // only LL128's adapts to the call (since 2.19; the Simple tree's halving by tree depth was dropped):
+  // halved while a channel holds fewer than nstepsLL128 x 64 / ppn chunks and the chunk is over 128 KiB,
+  // then fewer than nstepsLL128 x 16 / ppn down to 32 KiB, nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn (the
+  // division on the left is integer, as NCCL's).
+  double chunk = step.value();
+  if (p != Protocol::ll128 || nodes < 1 || ranks_per_node < 1 || chunk <= 0) return step;
   int log2_nodes = 0;
   while ((2 << log2_nodes) <= nodes) ++log2_nodes;
   const double ppn = ranks_per_node;
@@ -222,12 +215,11 @@ Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, con
   // to 1 as a fill would amortise). Charging a fill as well counted the start-up twice, and a larger call
   // could take less time (a 4-server H100 tree/Simple: 2.6 ms at 32 MiB, 2.5 ms at 64 MiB). Without the
   // correction the fill is charged in NCCL's own tree chunk (tree_chunk_bytes; a flow is one tree set,
-  // about one channel), not the Simple ring's 2 MiB. pipeline_chunk_bytes 0 (an ideal model): no fill.
+  // about one channel). pipeline_chunk_bytes 0 (an ideal model): no fill.
   const bool tree_ar = f.tree_nodes > 0;
   const double model_chunk = m.pipeline_chunk_bytes[static_cast<size_t>(p)];
-  const double own = tree_ar && model_chunk > 0
-                         ? tree_chunk_bytes(p, f.bytes, f.tree_nodes, f.tree_ranks_per_node).value()
-                         : model_chunk;
+  const double own = tree_ar ? tree_chunk_bytes(p, f.bytes, f.tree_nodes, f.tree_ranks_per_node, Bytes(model_chunk)).value()
+                             : model_chunk;
   const double chunk = std::min(own, f.step_bytes.value());
   const int depth = tree_ar && m.tree_size_correction ? 0 : std::min(f.pipeline_steps - 1, std::max(0, m.pipeline_depth));
   const double fill = depth > 0 ? depth * std::max(0.0, chunk) : 0.0;

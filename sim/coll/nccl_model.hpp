@@ -112,10 +112,14 @@ struct NcclModelParams {
   // the pipeline start-up it pays before streaming is at most that many chunks, however long the
   // ring: the fill below is min(stages - 1, pipeline_depth) chunks, not (stages - 1).
   int pipeline_depth = 8;
-  // Pipeline chunk per protocol: NCCL's Simple ring moves 2 MiB chunks per channel (buffSize 4 MiB /
-  // NCCL_STEPS 8 x ALLREDUCE_CHUNKSTEPS 4, src/device/all_reduce.h); LL/LL128 steps are small
-  // (LL: 64 KiB lines per step, half data). Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
-  PerProto pipeline_chunk_bytes{32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  // Pipeline chunk per protocol of the flows that pay a fill (chains and trees; a ring pays none): one
+  // step of the protocol's buffer, NCCL's chunk outside the Simple ring (src/enqueue.cc calcCollChunking:
+  // chunkSteps 1; collectives.h BROADCAST_/REDUCE_CHUNKSTEPS 1): buffSize / NCCL_STEPS (8), LL 512 KiB / 8
+  // of 16-byte lines half data = 32 KiB, LL128 120 x 640 x 8 x 8 B / 8 with 15 of 16 words data =
+  // 576,000 B, Simple 4 MiB / 8 = 512 KiB (device.h). (2 MiB, the Simple ring's 4-step chunk, until
+  // 2026-11-29.) A tree all-reduce's LL128 chunk shrinks for small calls (tree_chunk_bytes).
+  // Fill = (stages - 1) x min(chunk, step bytes) at the flow rate.
+  PerProto pipeline_chunk_bytes{32.0 * 1024, 576000.0, 512.0 * 1024};
   // NVLS all-reduce pipeline (nvls_pipeline.hpp): channels NCCL runs NVLS on (src/transport/nvls.cc:
   // NCCL_NVLS_NCHANNELS default 16, 2.18-2.26; ncclNvlsTuning's SM90 default 16 in later releases, where
   // Blackwell takes 24 on one node and 32 across nodes: set nvls_channels in its profile), the largest NVLS
@@ -184,9 +188,9 @@ double flow_efficiency(const NcclModelParams& m, Protocol p, const Topology& top
 // NCCL's treeCorrectionFactor for a tree all-reduce of `call_bytes` (1 from 512 MiB up).
 double tree_size_correction(Protocol p, Bytes call_bytes);
 // NCCL's chunk of a tree all-reduce with `per_channel` bytes per channel over `nodes` servers of
-// `ranks_per_node` GPUs (src/enqueue.cc calcCollChunking, 2.19-2.28): Simple 512 KiB, LL 32 KiB of data,
-// LL128 576,000 B halved for small calls down to 32 KiB (nccl_model.cpp).
-Bytes tree_chunk_bytes(Protocol p, Bytes per_channel, int nodes, int ranks_per_node);
+// `ranks_per_node` GPUs, from the protocol's one-step chunk `step` (pipeline_chunk_bytes; src/enqueue.cc
+// calcCollChunking, 2.19-2.28): LL128's is halved for small calls down to 32 KiB, the others' kept.
+Bytes tree_chunk_bytes(Protocol p, Bytes per_channel, int nodes, int ranks_per_node, Bytes step);
 // Bytes the flow network moves for `f`: (payload + pipeline fill) / efficiency.
 Bytes wire_bytes(const NcclModelParams& m, Protocol p, const Topology& topo, const PlannedFlow& f);
 

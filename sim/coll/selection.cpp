@@ -29,7 +29,7 @@ CollectiveChoice choose_collective(const AlgorithmRegistry& reg, const NcclModel
   std::vector<const CollectiveAlgorithm*> algos;
   if (call.algorithm == "auto") {
     for (const auto& a : reg.all())
-      if (a->in_auto() && a->applicable(call.op, topo, call.ranks)) algos.push_back(a.get());
+      if (a->in_auto(call.op) && a->applicable(call.op, topo, call.ranks)) algos.push_back(a.get());
     if (algos.empty()) throw ConfigError(pos, fmt::format("no algorithm can run {} on this group", to_string(call.op)));
   } else {
     const CollectiveAlgorithm* a = reg.find(call.algorithm);

@@ -12,7 +12,7 @@
 //   ll_max: 141 GB/s                     # LL's total bus-bandwidth cap (tuning.cc llMaxBws)
 //   ll_max_multi_node: {two_nodes: 39 GB/s, more_nodes: 20.4 GB/s}   # LL's cap across servers (host CPU)
 //   pipeline_depth: 8                    # most chunks of pipeline fill a flow pays (NCCL_STEPS)
-//   pipeline_chunk: {LL: 32 KiB, LL128: 128 KiB, Simple: 2 MiB}
+//   pipeline_chunk: {LL: 32 KiB, LL128: 576000 B, Simple: 512 KiB}
 //   nvls_channels: 16                    # channels of an NVLS all-reduce (NCCL_NVLS_NCHANNELS; 1..64)
 //   nvls_chunk: 128 KiB                  # largest NVLS chunk (NCCL_NVLS_CHUNKSIZE; >= 16 KiB)
 //   simple_slices_per_chunk: 2           # latency rounds of a Simple ring over NVLink (1 = NCCL's tuning model)

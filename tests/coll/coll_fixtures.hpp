@@ -44,4 +44,25 @@ inline std::vector<GpuId> first_gpus(int n) {
   return v;
 }
 
+// `hosts` servers of `per_host` GPUs on one NVSwitch each; every GPU has its own NIC (rail-style, as a
+// DGX), all NICs on one leaf. NVLink is made fast enough never to bind.
+inline Topology one_nic_per_gpu(int hosts, int per_host, Rate nic) {
+  TopologyBuilder b("rails");
+  b.set_num_hosts(hosts);
+  const NodeId leaf = b.add_node(NodeKind::leaf_switch, "leaf");
+  for (int h = 0; h < hosts; ++h) {
+    const NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw" + std::to_string(h), h);
+    for (int i = 0; i < per_host; ++i) {
+      const std::string tag = std::to_string(h) + "_" + std::to_string(i);
+      const NodeId g = b.add_node(NodeKind::gpu, "g" + tag, h, i);
+      const NodeId n = b.add_node(NodeKind::nic, "nic" + tag, h, i);
+      b.add_duplex(g, sw, LinkKind::nvlink, GBps(100000), Time::zero());
+      b.add_duplex(g, n, LinkKind::pcie, GBps(100000), Time::zero());
+      b.add_duplex(n, leaf, LinkKind::infiniband, nic, Time::zero());
+      b.set_nic(g, n);
+    }
+  }
+  return std::move(b).build();
+}
+
 }  // namespace plansim::test

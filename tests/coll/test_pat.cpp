@@ -43,7 +43,8 @@ TEST_CASE("pat: all-gather and reduce-scatter with one GPU per server only", "[c
   CHECK_FALSE(a.applicable(CollOp::all_gather, test::cluster_topology(2, 4), test::first_gpus(8)));  // 4 per server
   CHECK_FALSE(a.applicable(CollOp::all_gather, test::cluster_topology(1, 4), test::first_gpus(4)));  // one server
   CHECK_FALSE(a.applicable(CollOp::all_gather, one_per_server(4), test::first_gpus(1)));
-  CHECK(a.in_auto());
+  CHECK(a.in_auto(CollOp::all_gather));
+  CHECK(a.in_auto(CollOp::reduce_scatter));
   CHECK(a.latency_class() == LatencyClass::pat);
   CHECK(a.requirement().find("NVLink domain) of its own") != std::string_view::npos);
 }

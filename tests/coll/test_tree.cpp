@@ -12,27 +12,6 @@ using namespace plansim;
 
 namespace {
 
-// `hosts` servers of `per_host` GPUs on one NVSwitch each; every GPU has its own NIC (rail-style, as a
-// DGX), all NICs on one leaf. NVLink is made fast enough never to bind.
-Topology one_nic_per_gpu(int hosts, int per_host, Rate nic) {
-  TopologyBuilder b("rails");
-  b.set_num_hosts(hosts);
-  const NodeId leaf = b.add_node(NodeKind::leaf_switch, "leaf");
-  for (int h = 0; h < hosts; ++h) {
-    const NodeId sw = b.add_node(NodeKind::nvswitch, "nvsw" + std::to_string(h), h);
-    for (int i = 0; i < per_host; ++i) {
-      const std::string tag = std::to_string(h) + "_" + std::to_string(i);
-      const NodeId g = b.add_node(NodeKind::gpu, "g" + tag, h, i);
-      const NodeId n = b.add_node(NodeKind::nic, "nic" + tag, h, i);
-      b.add_duplex(g, sw, LinkKind::nvlink, GBps(100000), Time::zero());
-      b.add_duplex(g, n, LinkKind::pcie, GBps(100000), Time::zero());
-      b.add_duplex(n, leaf, LinkKind::infiniband, nic, Time::zero());
-      b.set_nic(g, n);
-    }
-  }
-  return std::move(b).build();
-}
-
 double tree_seconds(const Topology& topo, int n, double bytes, const NcclModelParams& m, const char* proto = "Simple") {
   Simulation sim;
   FlowNetwork net(sim, topo);
@@ -52,7 +31,7 @@ static double tree_time_in_S_over_LB(int hosts) {
   const int L = 4;
   const Rate B = GBps(50);
   const double S = 1e9;
-  return tree_seconds(one_nic_per_gpu(hosts, L, B), hosts * L, S, NcclModelParams::ideal()) / (S / (L * B.value()));
+  return tree_seconds(test::one_nic_per_gpu(hosts, L, B), hosts * L, S, NcclModelParams::ideal()) / (S / (L * B.value()));
 }
 
 TEST_CASE("tree: across 2 servers each NIC carries its chain order's two trees once each way: t = S / (L x B)",
@@ -82,7 +61,7 @@ TEST_CASE("tree: NCCL's treeCorrectionFactor by protocol and log2(bytes / 64), 1
 }
 
 TEST_CASE("tree: an all-reduce's bandwidth is x 0.92 x the size correction; other ops and algorithms are not", "[coll][tree]") {
-  const Topology topo = one_nic_per_gpu(2, 4, GBps(50));
+  const Topology topo = test::one_nic_per_gpu(2, 4, GBps(50));
   NcclModelParams m = NcclModelParams::ideal();
   const double S = 1048576;  // Simple's factor 0.5 here
   const double plain = tree_seconds(topo, 8, S, m);
@@ -107,11 +86,11 @@ TEST_CASE("tree: an all-reduce's bandwidth is x 0.92 x the size correction; othe
 TEST_CASE("tree: under the size correction an all-reduce pays no pipeline fill of its own; without it, the fill", "[coll][tree]") {
   // treeCorrectionFactor is NCCL's measured rate of its trees by size, start-up included: the explicit fill
   // (min(stages - 1, depth) chunks) would count the start-up a second time.
-  const Topology topo = one_nic_per_gpu(4, 4, GBps(50));
+  const Topology topo = test::one_nic_per_gpu(4, 4, GBps(50));
   const double S = 32.0 * 1048576;  // Simple's factor 0.7 here (log2(S / 64) = 19)
   NcclModelParams m = NcclModelParams::ideal();
   const double plain = tree_seconds(topo, 16, S, m);
-  m.pipeline_chunk_bytes = {32.0 * 1024, 128.0 * 1024, 2.0 * 1048576};
+  m.pipeline_chunk_bytes = NcclModelParams{}.pipeline_chunk_bytes;
   m.pipeline_depth = 8;
   const double filled = tree_seconds(topo, 16, S, m);
   // 8 tree sets of 4 MiB, each with min(stages - 1, 8) = 7 chunks of NCCL's 512 KiB Simple tree chunk.
@@ -121,7 +100,7 @@ TEST_CASE("tree: under the size correction an all-reduce pays no pipeline fill o
 }
 
 TEST_CASE("tree: with the default NCCL model a larger all-reduce across servers never takes less time", "[coll][tree]") {
-  const Topology topo = one_nic_per_gpu(4, 8, GBps(50));
+  const Topology topo = test::one_nic_per_gpu(4, 8, GBps(50));
   for (const char* proto : {"LL", "LL128", "Simple"}) {
     double last = 0;
     for (double bytes = 65536; bytes <= 1024.0 * 1048576; bytes *= 2) {
@@ -134,12 +113,16 @@ TEST_CASE("tree: with the default NCCL model a larger all-reduce across servers 
 }
 
 TEST_CASE("tree: NCCL's tree chunk: one buffer step (Simple 512 KiB, LL 32 KiB); LL128's halves for small calls", "[coll][tree]") {
-  CHECK(tree_chunk_bytes(Protocol::simple, Bytes(1048576), 4, 8).value() == 524288);
-  CHECK(tree_chunk_bytes(Protocol::ll, Bytes(1048576), 4, 8).value() == 32768);
+  const NcclModelParams m;
+  auto chunk = [&](Protocol p, double per_channel) {
+    return tree_chunk_bytes(p, Bytes(per_channel), 4, 8, Bytes(m.pipeline_chunk_bytes[static_cast<size_t>(p)])).value();
+  };
+  CHECK(chunk(Protocol::simple, 1048576) == 524288);
+  CHECK(chunk(Protocol::ll, 1048576) == 32768);
   // 4 servers of 8: nstepsLL128 = 1 + 2 + 0.8 = 3.8; a channel wants 3.8 x 64 / 8 = 30.4 chunks above
   // 128 KiB, then 7.6 above 32 KiB. 512 KiB per channel: 576,000 -> 288,000 -> 144,000 -> 72,000 (first
   // loop), then 72,000 -> 36,000 (floor(524288 / 72000) = 7 < 7.6).
-  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(524288), 4, 8).value() == 36000);
-  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(64.0 * 1048576), 4, 8).value() == 576000);  // large: one step
-  CHECK(tree_chunk_bytes(Protocol::ll128, Bytes(32768), 4, 8).value() == 18000);  // stops at <= 32 KiB
+  CHECK(chunk(Protocol::ll128, 524288) == 36000);
+  CHECK(chunk(Protocol::ll128, 64.0 * 1048576) == 576000);  // large: one step
+  CHECK(chunk(Protocol::ll128, 32768) == 18000);            // stops at <= 32 KiB
 }
