@@ -99,19 +99,6 @@ TEST_CASE("tree: under the size correction an all-reduce pays no pipeline fill o
   CHECK(tree_seconds(topo, 16, S, m) == Approx(plain / 0.7).epsilon(1e-5));
 }
 
-TEST_CASE("tree: with the default NCCL model a larger all-reduce across servers never takes less time", "[coll][tree]") {
-  const Topology topo = test::one_nic_per_gpu(4, 8, GBps(50));
-  for (const char* proto : {"LL", "LL128", "Simple"}) {
-    double last = 0;
-    for (double bytes = 65536; bytes <= 1024.0 * 1048576; bytes *= 2) {
-      const double t = tree_seconds(topo, 32, bytes, NcclModelParams{}, proto);
-      INFO(proto << " at " << bytes << " B: " << t << " s after " << last << " s");
-      CHECK(t >= last);
-      last = t;
-    }
-  }
-}
-
 TEST_CASE("tree: NCCL's tree chunk: one buffer step (Simple 512 KiB, LL 32 KiB); LL128's halves for small calls", "[coll][tree]") {
   const NcclModelParams m;
   auto chunk = [&](Protocol p, double per_channel) {
