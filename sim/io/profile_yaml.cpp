@@ -112,7 +112,7 @@ struct ShippedProfiles {
   struct Entry {
     std::string path;
     const std::string* text;
-    std::vector<std::string> applies_to;
+    CalibrationProfile header;  // applies_to only
     std::once_flag parsed_once;
     std::optional<CalibrationProfile> parsed;
   };
@@ -124,13 +124,10 @@ struct ShippedProfiles {
       Entry& e = entries[i];
       e.path = texts[i].first;
       e.text = &texts[i].second;
-      const YAML::Node header = YAML::Load(
-          top_level_blocks(*e.text, [](std::string_view key) { return key == "plansim_profile" || key == "applies_to"; }));
-      if (const YAML::Node a = header["applies_to"]) {
-        if (a.IsScalar()) e.applies_to.push_back(a.Scalar());
-        else
-          for (const auto& v : a) e.applies_to.push_back(v.Scalar());
-      }
+      const YamlFile header = YamlFile::parse(
+          top_level_blocks(*e.text, [](std::string_view key) { return key == "applies_to"; }), "shipped:" + e.path);
+      MapReader m(header, header.root(), "a calibration profile");
+      e.header.applies_to = string_list(m, "applies_to");
     }
   }
 
@@ -164,9 +161,8 @@ const std::vector<CalibrationProfile>& shipped_profiles() {
 const CalibrationProfile* shipped_profile_for(const std::string& gpu_model) {
   ShippedProfiles& shipped = ShippedProfiles::get();
   for (size_t i = 0; i < shipped.entries.size(); ++i) {
-    CalibrationProfile probe;
-    probe.applies_to = shipped.entries[i].applies_to;
-    if (!probe.applies_to.empty() && probe.applies_to_gpu(gpu_model)) return &shipped.profile(i);
+    const CalibrationProfile& h = shipped.entries[i].header;
+    if (!h.applies_to.empty() && h.applies_to_gpu(gpu_model)) return &shipped.profile(i);
   }
   return nullptr;
 }
