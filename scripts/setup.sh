@@ -8,7 +8,7 @@ build=${1:-build}
 shift || true
 
 packages=(cmake ninja-build ccache g++ pkg-config
-  libboost-graph-dev libyaml-cpp-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libboost-graph-dev libyaml-cpp-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libmimalloc-dev
   gnuplot-nox libopenmpi-dev openmpi-bin chromium
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas)
 missing=()

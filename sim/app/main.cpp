@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/allocator.hpp"
 #include "sim/app/command.hpp"
 #include "sim/core/error.hpp"
 
@@ -25,9 +26,10 @@ std::string one_line(std::string s) {
 
 int main(int argc, char** argv) {
   using namespace plansim::app;
+  use_large_pages_for_the_heap();
   CLI::App app{"plansim: simulate distributed-training plans on GPU clusters (see README.md)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "plansim 0.1.0");
+  app.set_version_flag("--version", std::string("plansim 0.1.0 (heap: ") + heap_allocator_name() + ")");
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "stderr log level: trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
