@@ -26,6 +26,8 @@ pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0,1)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 want() { [[ ",$rows," == *",$1,"* ]]; }
+# The binary and its heap (README "Build options", PLANSIM_MIMALLOC): part of what the figures measure.
+echo "# $("$plansim" --version)"
 # bench LABEL CPU_TARGET_S RSS_TARGET_GIB WALL_TARGET_S -- COMMAND...  (a target "-" is none)
 bench() {
   local label=$1 cpu_t=$2 rss_t=$3 wall_t=$4; shift 5
