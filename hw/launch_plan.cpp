@@ -202,6 +202,10 @@ LaunchPlan plan_launches(const CompiledPlan& plan, GemmDtype dtype) {
           lp.comm_bytes = std::max(lp.comm_bytes, op.bytes);
           break;
         }
+        case OpKind::host_copy:  // would be cudaMemcpyAsync to pinned host buffers: not built yet
+          throw std::invalid_argument(
+              "the plan offloads activations to host memory (training.activation_offload_layers), which "
+              "plansim-hw does not run yet; set it to 0 to run the plan on GPUs");
         case OpKind::send:
         case OpKind::recv: {
           l.peer = op.peer;

@@ -209,6 +209,10 @@ double ComputeModel::gemm_seconds(const GemmDims& d, double rate_scale) const {
 }
 
 Time ComputeModel::op_time(const OpCost& op) const {
+  if (op.cls == OpClass::host_copy) {  // a copy engine's transfer over the host link: no math, no HBM term
+    const double rate = p_.host_link.value();
+    return rate > 0 ? Time::from_seconds(op.host_link_bytes / rate) + p_.launch_overhead : Time::zero();
+  }
   double flop_s = 0;
   const double work = op.executed_flops();
   if (work > 0) {

@@ -111,6 +111,9 @@ struct ComputeParams {
   // fits it (`plansim calibrate --runs --fit expert_launch_overhead`).
   Time expert_launch_overhead = Time::zero();
   double comm_slowdown = 0.1;
+  // Per GPU, per direction: the host link a host_copy op crosses (Topology::host_link_bandwidth). Not a
+  // `compute:` key: it follows from the topology; 0 = unknown (a host copy then takes no time).
+  Rate host_link;
 
   static ComputeParams defaults(const GpuSpec& gpu, DType dtype);
   [[nodiscard]] ComputeParams with(const ComputeOverrides& o) const;

@@ -36,7 +36,7 @@ const std::vector<std::string>& key_paths() {
       "training.overlap", "training.overlap.grad_reduce", "training.overlap.param_gather",
       "training.overlap.tp_comm", "training.weight_bytes", "training.grad_bytes", "training.optimizer_bytes",
       "training.finetune", "training.finetune.method", "training.finetune.rank", "training.finetune.alpha",
-      "training.finetune.targets", "training.finetune.frozen_layers",
+      "training.finetune.targets", "training.finetune.frozen_layers", "training.activation_offload_layers",
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
       "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
       "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency", "compute.flash2_attention_efficiency",
@@ -253,6 +253,13 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   t.grad_bytes = per_param_bytes_or(m, "grad_bytes", dtype_size(dtype).value());
   t.optimizer_bytes = m.real_or("optimizer_bytes", {0, 64}, 12.0);
   if (m.has("finetune")) t.finetune = read_finetune(f, m.get("finetune"));
+  t.activation_offload_layers =
+      static_cast<int>(m.integer_or("activation_offload_layers", {0, lim::kMaxLayers}, 0));
+  // Under full recompute a layer keeps only its input, which its recomputed forward reads before the
+  // backward: the reload would have to precede the recompute, which the plan does not order (not modelled).
+  if (t.activation_offload_layers > 0 && t.recompute == Recompute::full)
+    m.fail(m.get("activation_offload_layers"), "'activation_offload_layers' is modelled with recompute none, "
+                                               "selective or selective_op, not full");
   m.finish();
   return t;
 }
@@ -305,6 +312,11 @@ void check_consistency(const YamlFile& f, MapReader& root, const Scenario& s, si
     f.fail(mo, fmt::format("layers {} is fewer than pp·virtual_stages = {}·{} = {}: every stage needs a layer", m.layers,
                            p.pp, v, p.pp * v));
   }
+  if (s.training.activation_offload_layers >= m.layers)
+    f.fail(tr["activation_offload_layers"],
+           fmt::format("activation_offload_layers {} must be fewer than the model's {} layers (Megatron-Core's "
+                       "cpu_offloading_num_layers < num_layers: the last layer's activations are read at once)",
+                       s.training.activation_offload_layers, m.layers));
   if (m.heads % p.tp != 0) f.fail(mo, fmt::format("heads {} is not divisible by tp {}", m.heads, p.tp));
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     f.fail(mo, fmt::format("kv_heads {} and tp {}: one must divide the other", m.kv_heads, p.tp));

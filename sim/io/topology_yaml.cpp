@@ -167,6 +167,8 @@ NodeSpec read_node(const YamlFile& file, const YAML::Node& n) {
   if (YAML::Node nv = m.get("nvswitch")) s.nvswitch = read_nvswitch(file, nv);
   s.pcie = read_pcie(file, m.require("pcie"), s.gpus);
   if (YAML::Node nics = m.get("nics")) s.nics = read_nics(file, nics, s.gpus);
+  // Each GPU's own link to host memory where it is not the PCIe tree (Grace's NVLink-C2C).
+  if (m.has("host_link")) s.host_link = m.positive_rate("host_link");
   m.finish();
   return s;
 }

@@ -45,9 +45,23 @@ double ffn_width(const ModelSpec& m) {
 // (2h), and the MLP's inner tensors: GeLU input and down-GEMM input (2f + 2f), or gate output, up
 // output and their product for SwiGLU (6f).
 // Q and the projection input are heads·head_dim wide (= h unless model.head_dim sets it apart).
+// Transformer Engine's fp8 recipes (model.dtype fp8 with fp8_scaling delayed, the TE default; TE's current
+// scaling and MXFP8 alike) keep each linear layer's input for its weight gradient as the fp8 tensor the
+// forward GEMM read (TE Linear / LayerNormLinear / LayerNormMLP save the quantised `ln_out`, `inputmat`
+// and activation output): the QKV and MLP-up inputs (the norms' outputs), the projection input and the
+// MLP-down input take 1 byte per element instead of 2. What else is kept stays 16-bit (norm inputs,
+// Q/K/V for the attention backward, the MLP's pre-activation). torchao's float8 (tensorwise, rowwise)
+// is left at 2 bytes.
+bool fp8_saved_inputs(const ModelSpec& m) { return m.dtype == DType::fp8 && m.fp8_scaling == Fp8Scaling::delayed; }
+
 PerToken saved_for_backward(const ModelSpec& m) {
   const double h = static_cast<double>(m.hidden), f = ffn_width(m), q = static_cast<double>(m.q_width());
-  return {8 * h + (m.dropout ? 2 * h : 0), 4 * q + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
+  PerToken pt{8 * h + (m.dropout ? 2 * h : 0), 4 * q + 4 * kv_width(m) + (m.gated_mlp ? 6 * f : 4 * f)};
+  if (fp8_saved_inputs(m)) {
+    pt.replicated -= 2 * h;  // the QKV and MLP-up inputs: 2h + 2h -> h + h
+    pt.split -= q + f;       // the projection input 2q -> q, the MLP-down input 2f -> f
+  }
+  return pt;
 }
 
 // selective_op (torchtitan's per-op policy, op_sac_recompute in transformer.hpp): what a block keeps is
@@ -237,6 +251,14 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
     per_layer = per_layer / static_cast<double>(in.layers_on_stage);
     after_b = after_b / static_cast<double>(in.layers_on_stage);
   }
+  // Activation offload (TrainingSpec::activation_offload_layers): min(N, k − 1) of a chunk's k layers keep
+  // their saved tensors in host memory between F and B, so a held chunk weighs (k − off) / k of its
+  // layers on the GPU; two offloaded layers' tensors are on it at any time (one copying out while the
+  // next is produced; in the backward one reloading while the one before it is used).
+  const int offloaded = std::clamp(s.training.activation_offload_layers, 0, std::max(0, in.layers_per_chunk - 1));
+  const Bytes in_transit = per_layer * static_cast<double>(std::min(offloaded, 2));
+  if (offloaded > 0)
+    per_layer = per_layer * (static_cast<double>(in.layers_per_chunk - offloaded) / in.layers_per_chunk);
   if (!in.held.layer_frontier.empty()) {
     out.activations = Bytes(in.held.layer_peak(per_layer.value(), after_b.value()));
   } else {
@@ -244,6 +266,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
     const Bytes chunk = per_layer * static_cast<double>(peak.awaiting_b) + after_b * static_cast<double>(peak.awaiting_w);
     out.activations = chunk * static_cast<double>(in.layers_per_chunk);
   }
+  if (offloaded > 0) out.activations += in_transit;
   // Temporary: fp32 logits and their gradient on the stage with the output layer; one gradient
   // bucket for DP; under ZeRO-3 two gathered layers (the current one and the prefetched one).
   const double tokens = static_cast<double>(s.training.micro_batch * s.model.seq_len) / p.cp;

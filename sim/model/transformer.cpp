@@ -105,6 +105,7 @@ const char* to_string(OpClass c) {
     case OpClass::gemm: return "gemm";
     case OpClass::attention: return "attention";
     case OpClass::elementwise: return "elementwise";
+    case OpClass::host_copy: return "host_copy";
   }
   return "?";
 }

@@ -20,7 +20,9 @@
 
 namespace plansim {
 
-enum class OpClass { gemm, attention, elementwise };
+// host_copy: a copy between HBM and host memory over the GPU's host link (activation offload), timed
+// by its bytes at ComputeParams::host_link; no math, no HBM time charged beside it.
+enum class OpClass { gemm, attention, elementwise, host_copy };
 const char* to_string(OpClass c);
 
 // The matrix product behind a gemm or attention op, for back ends that run it (plansim-hw): one
@@ -78,6 +80,7 @@ struct OpCost {
   QuantiseCost casts{};
   QuantiseCost dgrad_casts{};
   QuantiseCost wgrad_casts{};
+  double host_link_bytes = 0;  // host_copy: bytes over the host link
   [[nodiscard]] double executed_flops() const { return flops * executed; }
 };
 

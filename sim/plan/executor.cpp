@@ -35,6 +35,12 @@ void Engine::ready(uint32_t r, uint32_t g) {
   if (o.work & kCompute) {
     const uint32_t cost = o.work & ~kCompute;
     timing(r, g).start = sim_.now();
+    if (plan_.programs[r].ops[g - first_op_[r]].kind == OpKind::host_copy) {
+      // A copy engine's transfer: its own duration, not slowed by the rank's collectives (comm_slowdown
+      // is SM contention) and not counted as running compute.
+      sim_.after(result_.compute_cost[cost], [this, r, g] { complete(r, g); });
+      return;
+    }
     RunningCompute& c = running_[r].emplace_back();
     c.op = g;
     c.remaining = static_cast<double>(result_.compute_cost[cost].picoseconds());

@@ -37,7 +37,7 @@ void Engine::init_rank(size_t r) {
   for (uint32_t i = 0; i < n; ++i) {
     const ProgramOp& op = p.ops[i];
     OpState& o = ops_[base + i];
-    if (op.kind == OpKind::compute) o.work = kCompute | op.cost;
+    if (op.kind == OpKind::compute || op.kind == OpKind::host_copy) o.work = kCompute | op.cost;
     auto& prev = last[static_cast<size_t>(op.stream)];
     const bool p2p = op.kind == OpKind::send || op.kind == OpKind::recv;  // isend/irecv: deps only
     if (!p2p && prev != kNone) {

@@ -150,6 +150,12 @@ uint32_t CostTable::optimizer(double params) {
   return add(fmt::format("optimizer_step_{:.0f}", params), {OpCost{"adam", OpClass::elementwise, 0, bytes}});
 }
 
+uint32_t CostTable::host_copy(double bytes, bool to_host) {
+  OpCost k{to_host ? "offload_d2h" : "reload_h2d", OpClass::host_copy};
+  k.host_link_bytes = bytes;
+  return add(fmt::format("{}_{:.0f}", to_host ? "activation_offload" : "activation_reload", bytes), {k});
+}
+
 bool CostTable::has_attention(uint32_t id) const {
   for (const OpCost& k : (*out_)[id].kernels)
     if (k.cls == OpClass::attention) return true;

@@ -37,6 +37,8 @@ class CostTable {
   uint32_t embedding(bool forward);
   uint32_t logits(BackwardPart part, bool forward);
   uint32_t optimizer(double params);  // Adam step over `params` local parameters (memory-bound)
+  // Activation offload: one layer's saved activations, `bytes`, copied to host memory (to_host) or back.
+  uint32_t host_copy(double bytes, bool to_host);
   // Entry `id` has an attention kernel (a block backward that reaches the attention core).
   [[nodiscard]] bool has_attention(uint32_t id) const;
 

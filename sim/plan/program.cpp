@@ -12,6 +12,8 @@ const char* to_string(StreamKind s) {
     case StreamKind::ep_comm: return "ep-comm";
     case StreamKind::dp_comm: return "dp-comm";
     case StreamKind::pp_comm: return "pp-comm";
+    case StreamKind::d2h: return "d2h-copy";
+    case StreamKind::h2d: return "h2d-copy";
   }
   return "?";
 }

@@ -19,9 +19,11 @@
 
 namespace plansim {
 
-enum class OpKind : uint8_t { compute, collective, send, recv };
-enum class StreamKind : uint8_t { compute, tp_comm, cp_comm, ep_comm, dp_comm, pp_comm };
-inline constexpr int kStreamCount = 6;
+// host_copy: bytes between HBM and host memory on the copy engines (stream d2h or h2d), timed like a
+// compute op by its cost entry (one OpClass::host_copy kernel); neither compute nor communication.
+enum class OpKind : uint8_t { compute, collective, send, recv, host_copy };
+enum class StreamKind : uint8_t { compute, tp_comm, cp_comm, ep_comm, dp_comm, pp_comm, d2h, h2d };
+inline constexpr int kStreamCount = 8;
 const char* to_string(StreamKind s);
 enum class CommOp : uint8_t { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
 const char* to_string(CommOp c);

@@ -106,6 +106,18 @@ class RankBuilder {
     op.micro_batch = mb;
     return emit(op, deps);
   }
+  // Activation offload: one layer's saved activations over the host link, out (StreamKind::d2h) or back
+  // (StreamKind::h2d) on the copy engines.
+  uint32_t host_copy(StreamKind st, double bytes, Phase ph, int mb, std::initializer_list<uint32_t> deps) {
+    ProgramOp op;
+    op.kind = OpKind::host_copy;
+    op.stream = st;
+    op.cost = c_.costs->host_copy(bytes, st == StreamKind::d2h);
+    op.bytes = bytes;
+    op.phase = ph;
+    op.micro_batch = mb;
+    return emit(op, deps);
+  }
   uint32_t p2p(OpKind k, int peer, uint32_t tag, Phase ph, int mb, std::initializer_list<uint32_t> deps) {
     ProgramOp op;
     op.kind = k;
@@ -184,17 +196,23 @@ class RankBuilder {
   uint32_t ep_exchange(uint32_t dep, Phase ph, int mb, bool to_experts);
   // ZeRO-3: gather layer l's parameters, at most one layer ahead of the compute stream.
   uint32_t zero3_gather(int l, Phase ph, int mb);
-  uint32_t layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute);
+  // `wait`: one more op the layer's first compute waits for (kNone: none): activation offload's copy of
+  // the layer two before it (forward) or its own reload (backward).
+  uint32_t layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute, uint32_t wait = kNone);
   // selective_op recompute before layer l's backward (after its ZeRO-3 gather `gather`): the attention
   // block's re-run kernels, then the MLP block's, each after the TP all-gather it needs under sequence
   // parallelism (the saved outputs do not include it); without sequence parallelism the all-reduce
   // after the attention block, which is not saved either.
-  uint32_t op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather);
+  uint32_t op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather, uint32_t wait);
 
   // Fine-tuning (finetune.hpp): a block without backward ops is skipped with its collectives; the
   // TP reduction of a block's input gradient only where something below needs it. The MLP block has a
   // backward whenever the attention block does (its input gradient feeds it).
-  uint32_t layer_backward(int l, int mb, uint32_t in, BackwardPart part);
+  uint32_t layer_backward(int l, int mb, uint32_t in, BackwardPart part, uint32_t wait = kNone);
+  // Activation offload (TrainingSpec::activation_offload_layers): the chunk's first min(N, k − 1) of its
+  // k layers are offloaded; the bytes of layer l's saved activations on this rank.
+  [[nodiscard]] int offloaded_layers(int chunk) const;
+  [[nodiscard]] double offload_bytes(int l) const;
   void forward(int mb, int chunk);
   void backward(int mb, int chunk, bool with_weight);
 
@@ -232,6 +250,9 @@ class RankBuilder {
   uint16_t chunk_ = 0;  // the chunk of the schedule op being emitted
   GradBuckets grads_;
   std::vector<uint32_t> param_gather_;
+  // Per (micro-batch, chunk) whose forward ran: the offload op of each of its offloaded layers, in layer
+  // order, until its backward reloads them.
+  std::map<std::pair<int, int>, std::vector<uint32_t>> offloads_;
 };
 
 }  // namespace plansim::rank_build

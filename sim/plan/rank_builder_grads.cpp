@@ -11,6 +11,8 @@ void RankBuilder::interleave(uint32_t first, uint32_t mid) {
     if (i != kNone && i >= first) i = moved[i - first];
   };
   for (uint32_t* field : {&last_compute_, &prev_compute_, &last_dp_}) remap(*field);
+  for (auto& [pass, copies] : offloads_)
+    for (uint32_t& c : copies) remap(c);
   grads_.remap(remap);
 }
 

@@ -1,5 +1,7 @@
 #include "sim/plan/rank_builder.hpp"
 
+#include "sim/model/memory.hpp"
+
 namespace plansim::rank_build {
 
 uint32_t RankBuilder::tp_after(const BlockOps& block, Phase ph, int mb) {
@@ -52,7 +54,7 @@ uint32_t RankBuilder::zero3_gather(int l, Phase ph, int mb) {
   return g;
 }
 
-uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute) {
+uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool recompute, uint32_t wait) {
   const bool moe = is_moe(l);
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
@@ -61,8 +63,8 @@ uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool r
   d = tp_before(d, ph, mb, sa.split());
   uint32_t kv = kNone;
   if (s_.parallel.cp > 1) kv = coll(StreamKind::cp_comm, CommOp::all_gather, cp_, c_.kv_bytes, ph, mb, {d});
-  const BlockOps a = sa.split() ? split_rest(sa, ph, mb, recompute, {split_before(sa, ph, mb, recompute, {d, g, pg}), kv})
-                                : whole(compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg}));
+  const BlockOps a = sa.split() ? split_rest(sa, ph, mb, recompute, {split_before(sa, ph, mb, recompute, {d, g, pg, wait}), kv})
+                                : whole(compute(c_.costs->forward(0, moe), ph, mb, recompute, {d, kv, g, pg, wait}));
   d = tp_after(a, ph, mb);
   const bool mlp_tp = mlp_tp_comm(moe);
   const TpSplit sm = mlp_tp ? c_.costs->forward_split(1, moe) : TpSplit{};
@@ -74,30 +76,33 @@ uint32_t RankBuilder::layer_forward(int l, int mb, uint32_t in, Phase ph, bool r
   return mlp_tp ? tp_after(m, ph, mb) : m.last;
 }
 
-uint32_t RankBuilder::op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather) {
+uint32_t RankBuilder::op_sac_recompute(int l, int mb, uint32_t in, uint32_t gather, uint32_t wait) {
   const bool moe = is_moe(l);
   const Phase ph = Phase::B;
   uint32_t d = tp_before(in, ph, mb, false);
-  d = compute(c_.costs->op_sac_recompute(0, moe), ph, mb, true, {d, gather});
+  d = compute(c_.costs->op_sac_recompute(0, moe), ph, mb, true, {d, gather, wait});
   if (!s_.parallel.sequence_parallel) d = tp_after(whole(d), ph, mb);
   if (mlp_tp_comm(moe)) d = tp_before(d, ph, mb, false);
   return compute(c_.costs->op_sac_recompute(1, moe), ph, mb, true, {d});
 }
 
-uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart part) {
+uint32_t RankBuilder::layer_backward(int l, int mb, uint32_t in, BackwardPart part, uint32_t wait) {
   const BlockTraining attn = block_training(s_, l, 0), mlp = block_training(s_, l, 1);
   if (!mlp.has_backward()) return in;
   const bool moe = is_moe(l);
   const Phase ph = Phase::B;
   uint32_t d = in;
   const uint32_t g = zero3_gather(l, ph, mb);
-  if (s_.training.recompute == Recompute::selective_op) d = op_sac_recompute(l, mb, d, g);
+  if (s_.training.recompute == Recompute::selective_op) {
+    d = op_sac_recompute(l, mb, d, g, wait);
+    wait = kNone;
+  }
   const bool mlp_tp = mlp_tp_comm(moe);
   const TpSplit sm = mlp_tp ? c_.costs->backward_split(1, moe, part, mlp) : TpSplit{};
   if (mlp_tp) d = tp_before(d, ph, mb, sm.split());
   if (moe) d = ep_exchange(d, ph, mb, true);
-  BlockOps m = sm.split() ? split_rest(sm, ph, mb, false, {split_before(sm, ph, mb, false, {d, g})})
-                          : whole(compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g}));
+  BlockOps m = sm.split() ? split_rest(sm, ph, mb, false, {split_before(sm, ph, mb, false, {d, g, wait})})
+                          : whole(compute(c_.costs->backward(1, moe, part, mlp), ph, mb, false, {d, g, wait}));
   if (moe) m = whole(ep_exchange(m.last, ph, mb, false));
   uint32_t grads = m.last, out = m.last;
   if (attn.has_backward()) {
@@ -128,7 +133,18 @@ void RankBuilder::forward(int mb, int chunk) {
   } else {
     d = compute(c_.costs->embedding(true), Phase::F, mb, false, {});
   }
-  for (int l = first_layer(chunk); l < end_layer(chunk); ++l) d = layer_forward(l, mb, d, Phase::F, false);
+  // Activation offload (Transformer Engine's double-buffered CPU offload): an offloaded layer's saved
+  // activations go out on the D2H copy engine once its forward ends; the layer two after it starts only
+  // when that copy is done (two layers' buffers on the GPU at most).
+  const int off = offloaded_layers(chunk);
+  std::vector<uint32_t> copies;
+  for (int l = first_layer(chunk); l < end_layer(chunk); ++l) {
+    const int k = l - first_layer(chunk);
+    const uint32_t wait = k >= 2 && k - 2 < off ? copies[static_cast<size_t>(k - 2)] : kNone;
+    d = layer_forward(l, mb, d, Phase::F, false, wait);
+    if (k < off) copies.push_back(host_copy(StreamKind::d2h, offload_bytes(l), Phase::F, mb, {d}));
+  }
+  if (off > 0) offloads_[{mb, chunk}] = std::move(copies);
   if (vs == c_.nvs - 1) {
     compute(c_.costs->logits(BackwardPart::both, true), Phase::F, mb, false, {d});
   } else {
@@ -156,7 +172,22 @@ void RankBuilder::backward(int mb, int chunk, bool with_weight) {
     if (next != static_cast<int>(p_.rank) && gradient_enters(s_, end_layer(chunk)))
       d = p2p(OpKind::recv, next, tag(mb, vs, 1), Phase::B, mb, {d});
   }
-  for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) d = layer_backward(l, mb, d, part);
+  // Activation offload: an offloaded layer's activations come back on the H2D copy engine while the
+  // layer after it runs its backward (after its own offload ended), and its backward waits for them.
+  std::vector<uint32_t> copies;
+  if (auto it = offloads_.find({mb, chunk}); it != offloads_.end()) {
+    copies = std::move(it->second);
+    offloads_.erase(it);
+  }
+  uint32_t reload = kNone;  // the reload the next layer down waits for
+  for (int l = end_layer(chunk) - 1; l >= first_layer(chunk); --l) {
+    const uint32_t wait = reload;
+    const auto below = static_cast<size_t>(l - 1 - first_layer(chunk));
+    reload = l > first_layer(chunk) && below < copies.size()
+                 ? host_copy(StreamKind::h2d, offload_bytes(l - 1), Phase::B, mb, {copies[below], d})
+                 : kNone;
+    d = layer_backward(l, mb, d, part, wait);
+  }
   if (vs > 0) {
     const int prev = rank_of_vstage(vs - 1, chunk);
     if (prev != static_cast<int>(p_.rank) && gradient_enters(s_, first_layer(chunk)))
@@ -165,6 +196,17 @@ void RankBuilder::backward(int mb, int chunk, bool with_weight) {
     d = compute(c_.costs->embedding(false), Phase::B, mb, false, {d});
     if (last_mb(mb)) add_grads(kEmbedding, d);
   }
+}
+
+int RankBuilder::offloaded_layers(int chunk) const {
+  const int layers = end_layer(chunk) - first_layer(chunk);
+  return std::clamp(s_.training.activation_offload_layers, 0, std::max(0, layers - 1));
+}
+
+double RankBuilder::offload_bytes(int l) const {
+  if (!s_.training.finetune.is_full()) return activation_bytes_of_layer(s_, l).value();
+  const TrainingSpec& t = s_.training;
+  return activation_bytes_per_layer(s_.model, t.micro_batch, s_.parallel, t.recompute, t.materialised_attention()).value();
 }
 
 void RankBuilder::weight_grads(int mb, int chunk) {

@@ -152,6 +152,11 @@ struct TrainingSpec {
   double grad_bytes = 2;
   double optimizer_bytes = 12;
   FinetuneSpec finetune;      // what is trained (plan/finetune_spec.hpp); default: everything
+  // Activation CPU offload (Megatron-Core `cpu_offloading_num_layers`, Transformer Engine's CPU offload
+  // context): the first N transformer layers of each model chunk copy their saved activations to host
+  // memory after their forward and back before their backward (a chunk of k layers: min(N, k − 1)).
+  // README "Scenario YAML", plan/rank_builder_layers.cpp (timing), model/memory.cpp (memory).
+  int activation_offload_layers = 0;
 };
 
 // Calibration of the compute model (sim/compute/compute_model.hpp documents each default).

@@ -11,12 +11,14 @@ std::string op_name(const CompiledPlan& plan, const ProgramOp& op) {
     case OpKind::collective: return fmt::format("{}_{}", to_string(plan.groups[op.group].dim), to_string(op.comm));
     case OpKind::send: return "send";
     case OpKind::recv: return "recv";
+    case OpKind::host_copy: return plan.costs[op.cost].name;
   }
   return "?";
 }
 
 std::string op_class(const CompiledPlan& plan, const ProgramOp& op) {
   if (op.kind == OpKind::collective) return "collective";
+  if (op.kind == OpKind::host_copy) return to_string(OpClass::host_copy);
   if (op.kind != OpKind::compute) return "p2p";
   const OpCost* top = nullptr;
   for (const OpCost& k : plan.costs[op.cost].kernels)
@@ -33,7 +35,8 @@ size_t label_key(const CompiledPlan& plan, const ProgramOp& op) {
     case OpKind::recv: return 1;
     case OpKind::collective:
       return 2 + static_cast<size_t>(plan.groups[op.group].dim) * kComms + static_cast<size_t>(op.comm);
-    case OpKind::compute: return 2 + kDims * kComms + 2 * size_t{op.cost} + (op.recompute ? 1 : 0);
+    case OpKind::compute:  // host copies have cost entries of their own: the same numbering
+    case OpKind::host_copy: return 2 + kDims * kComms + 2 * size_t{op.cost} + (op.recompute ? 1 : 0);
   }
   return 0;
 }

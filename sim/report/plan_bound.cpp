@@ -146,7 +146,7 @@ class Evaluator {
       last.fill(kNone);
       for (uint32_t i = 0; i < p.ops.size(); ++i) {
         const ProgramOp& op = p.ops[i];
-        if (op.kind == OpKind::compute) duration_[base + i] = compute_[op.cost];
+        if (op.kind == OpKind::compute || op.kind == OpKind::host_copy) duration_[base + i] = compute_[op.cost];
         const bool async = op.kind == OpKind::send || op.kind == OpKind::recv;
         auto& prev = last[static_cast<size_t>(op.stream)];
         if (!async && prev != kNone) edges.emplace_back(base + prev, base + i);
@@ -253,7 +253,9 @@ PlanBound bound_programs(const CompiledPlan& plan, const ComputeModel& compute, 
 
 PlanBound bound_plan(const Scenario& s, const Topology& topo) {
   const auto t0 = std::chrono::steady_clock::now();
-  const ComputeModel compute(ComputeParams::for_scenario(topo.gpu_spec(), s));
+  ComputeParams compute_params = ComputeParams::for_scenario(topo.gpu_spec(), s);
+  compute_params.host_link = topo.host_link_bandwidth();
+  const ComputeModel compute(compute_params);
   const CompiledPlan plan = compile_plan(s, CompileOptions{.fold_tp = s.parallel.tp > 1, .first_replica_only = true});
   PlanBound b = bound_programs(plan, compute, topo, s.calibration.collectives.get());
   b.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -26,12 +26,15 @@ RankReport rank_report(const CompiledPlan& plan, const ExecutionResult& exec, si
   rr.rank = p.rank;
   rr.stage = p.stage;
   const auto& t = exec.timings[index];
-  std::vector<Interval> compute, comm;
+  std::vector<Interval> compute, comm, copies;
   std::array<std::vector<Interval>, 5> by_dim;
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const ProgramOp& op = p.ops[i];
     const Interval iv{t[i].start, t[i].end};
-    if (op.kind == OpKind::compute) {
+    if (op.kind == OpKind::host_copy) {
+      copies.push_back(iv);
+      rr.host_copy_bytes += op.bytes;
+    } else if (op.kind == OpKind::compute) {
       compute.push_back(iv);
     } else {
       comm.push_back(iv);
@@ -47,6 +50,8 @@ RankReport rank_report(const CompiledPlan& plan, const ExecutionResult& exec, si
     auto merged = merge_intervals(std::move(by_dim[d]));
     rr.exposed[d] = total_length(merged) - overlap_length(merged, compute);
   }
+  copies = merge_intervals(std::move(copies));
+  rr.host_copy_exposed = total_length(copies) - overlap_length(copies, compute);
   return rr;
 }
 
@@ -138,11 +143,17 @@ Report build_report(const Scenario& s, const CompiledPlan& plan, const Execution
   // executed rank's), summed exactly in picoseconds and divided once, so that a folded run's mean is
   // the unfolded run's to the last bit (README "Shortcuts": reports are byte-identical).
   std::array<Time, 5> exposed{};
+  Time copy_exposed;
+  double copy_bytes = 0;
   for (int w = 0; w < plan.world; ++w) {
     const RankReport& rr = r.ranks[static_cast<size_t>(plan.program_of_rank[r.executed_as[static_cast<size_t>(w)]])];
     for (size_t d = 0; d < 5; ++d) exposed[d] += rr.exposed[d];
+    copy_exposed += rr.host_copy_exposed;
+    copy_bytes += rr.host_copy_bytes;
   }
   for (size_t d = 0; d < 5; ++d) r.exposed_comm_s[d] = exposed[d].seconds() / plan.world;
+  r.offload_exposed_s = copy_exposed.seconds() / plan.world;
+  r.offload_bytes_per_rank = copy_bytes / plan.world;
   std::vector<bool> seen(static_cast<size_t>(plan.stages), false);
   r.hbm_capacity = gpu.hbm_capacity;
   const Time window = flush_end(plan, exec);

@@ -51,6 +51,8 @@ struct RankReport {
   Time comm_total;
   Time comm_hidden;
   std::array<Time, 5> exposed{};  // by Dim
+  Time host_copy_exposed;         // activation offload: a host copy in flight and no compute
+  double host_copy_bytes = 0;     // over the host link, both directions
   [[nodiscard]] double overlap_fraction() const;
 };
 
@@ -100,6 +102,12 @@ struct Report {
   double bubble_overhead = 0;  // mean over stages
   double overlap_fraction = 0;
   std::array<double, 5> exposed_comm_s{};  // by Dim, mean over ranks
+  // Activation offload (training.activation_offload_layers): bytes each rank copies to and from host
+  // memory per iteration (both directions), and the time a copy is in flight with no compute running
+  // (as exposed_comm_s: the compute stream waits for it, or for something else meanwhile), both means
+  // over ranks; 0 without offload.
+  double offload_bytes_per_rank = 0;
+  double offload_exposed_s = 0;
   Bytes memory_peak;
   Bytes hbm_capacity;
   bool oom = false;

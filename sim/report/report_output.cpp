@@ -62,6 +62,8 @@ std::string report_json(const Report& r) {
   nlohmann::ordered_json exposed;
   for (Dim d : kDims) exposed[to_string(d)] = r.exposed_comm_s[static_cast<size_t>(d)];
   j["exposed_comm_s"] = exposed;
+  if (r.offload_bytes_per_rank > 0)
+    j["activation_offload"] = {{"bytes_per_rank", r.offload_bytes_per_rank}, {"exposed_s", r.offload_exposed_s}};
   j["memory_peak_bytes"] = r.memory_peak.value();
   j["hbm_capacity_bytes"] = r.hbm_capacity.value();
   j["oom"] = r.oom;
@@ -211,6 +213,9 @@ std::string report_text(const Report& r) {
   std::string exp;
   for (Dim d : kDims) exp += fmt::format(" {} {:.4f} s", to_string(d), r.exposed_comm_s[static_cast<size_t>(d)]);
   line("  exposed comm       " + exp + "  (mean per rank)");
+  if (r.offload_bytes_per_rank > 0)
+    line(fmt::format("  activation offload  {:.2f} GB per rank to host memory and back, in flight with no compute "
+                     "running {:.4f} s (mean per rank)", r.offload_bytes_per_rank / 1e9, r.offload_exposed_s));
   line(fmt::format("  memory peak         {:.2f} GB of {:.2f} GB HBM{}", r.memory_peak.value() / 1e9,
                    r.hbm_capacity.value() / 1e9, r.oom ? "  ** OUT OF MEMORY **" : ""));
   for (const auto& s : r.stages) {

@@ -128,7 +128,9 @@ Execution execute_on_network(const CompiledPlan& plan, const ComputeModel& compu
 PlanRun simulate_plan(const Scenario& s, const Topology& topo, const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PlanRun run;
-  const ComputeModel compute(ComputeParams::for_scenario(topo.gpu_spec(), s));
+  ComputeParams compute_params = ComputeParams::for_scenario(topo.gpu_spec(), s);
+  compute_params.host_link = topo.host_link_bandwidth();
+  const ComputeModel compute(compute_params);
   std::string how, planes_note;
   Execution e;
   bool done = false;

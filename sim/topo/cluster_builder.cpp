@@ -168,6 +168,12 @@ std::string cluster_size_problem(const ClusterSpec& spec) {
   return {};
 }
 
+Rate host_link_rate(const NodeSpec& node) {
+  if (node.host_link) return *node.host_link;
+  const double sharing = std::max(1, node.pcie.gpus_per_switch);
+  return Rate(std::min(node.pcie.bandwidth.value(), node.pcie.uplink_bandwidth.value() / sharing));
+}
+
 Topology build_cluster(const ClusterSpec& spec) {
   if (const std::string why = cluster_size_problem(spec); !why.empty()) throw ConfigError(spec.fabric.pos, why);
   const NodeSpec& n = spec.node;
@@ -175,6 +181,7 @@ Topology build_cluster(const ClusterSpec& spec) {
   PLANSIM_ASSERT(n.nics.count == 0 || n.nics.affinity.size() == static_cast<size_t>(n.gpus), "NIC affinity size");
   TopologyBuilder b(spec.name);
   b.set_gpu_spec(n.gpu);
+  b.set_host_link(host_link_rate(n));
   b.set_num_hosts(spec.servers);
   b.set_load_balance(spec.fabric.load_balance);
   std::vector<std::vector<NodeId>> nics;

@@ -57,7 +57,16 @@ struct NodeSpec {
   std::optional<NvSwitchSpec> nvswitch;
   PcieSpec pcie;
   NicSpec nics;
+  // `node.host_link`: each GPU's own link to host memory, per direction, where it is not the PCIe tree
+  // (Grace Hopper / Grace Blackwell: NVLink-C2C, 450 GB/s per direction). Not a graph link: only host
+  // copies (activation offload) use it, and nothing else routes through the CPU there.
+  std::optional<Rate> host_link;
 };
+
+// Per GPU, per direction, the rate of a copy between a GPU and host memory when all of a server's GPUs
+// copy at once: node.host_link if set, else min(the GPU's PCIe link, the switch's uplink to the CPU /
+// the GPUs on that switch) (a DGX H100's PCIe Gen5 switch carries 2 GPUs: 63 / 2 GB/s each).
+Rate host_link_rate(const NodeSpec& node);
 
 enum class FabricKind { none, single_switch, fat_tree, rail_optimized };
 const char* to_string(FabricKind k);

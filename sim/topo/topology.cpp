@@ -109,6 +109,7 @@ Topology Topology::with_gpus(const std::vector<GpuId>& gpus) && {
 TopologyBuilder::TopologyBuilder(std::string name) { topo_.name_ = std::move(name); }
 
 void TopologyBuilder::set_gpu_spec(GpuSpec spec) { topo_.gpu_spec_ = std::move(spec); }
+void TopologyBuilder::set_host_link(Rate per_gpu) { topo_.host_link_ = per_gpu; }
 void TopologyBuilder::set_num_hosts(int n) { topo_.num_hosts_ = n; }
 
 NodeId TopologyBuilder::add_node(NodeKind kind, std::string name, int host, int local_index, bool in_switch_reduction) {

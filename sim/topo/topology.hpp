@@ -64,6 +64,10 @@ class Topology {
   [[nodiscard]] int num_hosts() const { return num_hosts_; }
   [[nodiscard]] int host_of(GpuId g) const { return node(gpu_node(g)).host; }
   [[nodiscard]] const GpuSpec& gpu_spec() const { return gpu_spec_; }  // one GPU model per cluster
+  // Per GPU, per direction: the rate a GPU copies to or from host memory while every GPU of its server
+  // does the same (activation offload, TrainingSpec::activation_offload_layers): `node.host_link` where
+  // the topology states it (Grace's NVLink-C2C), else the PCIe path's share (cluster_spec.hpp host_link_rate).
+  [[nodiscard]] Rate host_link_bandwidth() const { return host_link_; }
 
   // A plan on some of the GPUs (README "Any subset of a cluster"): GPU i of the result is GPU `gpus[i]`
   // of this topology. The others stay in the graph (links, routes and islands unchanged) but carry no
@@ -114,6 +118,7 @@ class Topology {
   int num_hosts_ = 0;
   LoadBalance load_balance_ = LoadBalance::by_link_kind;
   GpuSpec gpu_spec_;
+  Rate host_link_;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -121,6 +126,7 @@ class TopologyBuilder {
  public:
   explicit TopologyBuilder(std::string name);
   void set_gpu_spec(GpuSpec spec);
+  void set_host_link(Rate per_gpu);
   void set_num_hosts(int n);
   void set_load_balance(LoadBalance lb);
   NodeId add_node(NodeKind kind, std::string name, int host = -1, int local_index = -1,

@@ -344,3 +344,22 @@ TEST_CASE("TP comm overlap: the GEMMs beside TP collectives run as tp pieces, th
   }
   CHECK(chunked == 4);  // qkv, attention_out, mlp_up, mlp_down
 }
+
+TEST_CASE("fp8 with Transformer Engine keeps the linear layers' inputs in fp8; torchao's float8 keeps them 16-bit",
+          "[model]") {
+  // Llama 3 70B (h = 8192, 8 KV heads of 128, SwiGLU f = 28672), no TP, s = 8192, micro-batch 2:
+  // bf16 8h + (4h + 4·1024 + 6f) = 274,432 B per token; TE fp8: the QKV and MLP-up inputs h + h, the
+  // projection input h and the MLP-down input f at 1 byte: 6h + (3h + 4·1024 + 5f) = 221,184 B.
+  ModelSpec llama = llama3(80, 8192, 64, 28672);
+  llama.kv_heads = 8;
+  const ParallelSpec one;
+  const double tokens = 2 * 8192.0;
+  CHECK(activation_bytes_per_layer(llama, 2, one, Recompute::none, false).value() == Approx(tokens * 274432));
+  llama.dtype = DType::fp8;
+  llama.fp8_scaling = Fp8Scaling::delayed;
+  CHECK(activation_bytes_per_layer(llama, 2, one, Recompute::none, false).value() == Approx(tokens * 221184));
+  for (Fp8Scaling torchao : {Fp8Scaling::tensorwise, Fp8Scaling::rowwise}) {
+    llama.fp8_scaling = torchao;
+    CHECK(activation_bytes_per_layer(llama, 2, one, Recompute::none, false).value() == Approx(tokens * 274432));
+  }
+}

@@ -54,6 +54,14 @@ expect_stderr "'flash2_attention_efficiency' must be a finite number, got 'nan'$
 # torchtitan's per-op AC (recompute: selective_op) saves a flash kernel's output: not materialised scores.
 expect_stderr "selective_op_materialised.yaml:6:[0-9]*: 'training.attention: materialised' cannot run under 'recompute: selective_op'" \
   "$plansim" run "$bad/scenario/selective_op_materialised.yaml"
+# Activation offload: fewer layers than the model's (Megatron-Core's check), not under full recompute, >= 0;
+# a host link of a positive rate.
+expect_stderr "offload_all_layers.yaml:6:[0-9]+: activation_offload_layers 4 must be fewer than the model's 4 layers" \
+  "$plansim" run "$bad/scenario/offload_all_layers.yaml"
+expect_stderr "offload_full_recompute.yaml:6:[0-9]+: 'activation_offload_layers' is modelled with recompute none, selective or selective_op, not full" \
+  "$plansim" run "$bad/scenario/offload_full_recompute.yaml"
+expect_stderr "offload_negative.yaml:6:[0-9]+: 'activation_offload_layers'" "$plansim" run "$bad/scenario/offload_negative.yaml"
+expect_stderr "host_link_zero.yaml:[0-9]+:[0-9]+: 'host_link'" "$plansim" topo "$bad/topology/host_link_zero.yaml"
 # servers_per_domain (a job's placement on NVLink domains): on single-server domains, or past the domain.
 expect_stderr "servers_per_domain_single_server.yaml:3:21: 'servers_per_domain' places a job on NVLink domains that span servers; topology 'dgx-h100' has one server per NVLink domain" \
   "$plansim" run "$bad/scenario/servers_per_domain_single_server.yaml"
