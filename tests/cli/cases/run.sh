@@ -52,3 +52,8 @@ if [ -n "$scaled" ] && [ "$scaled" = "$set_keys" ]; then passes=$((passes + 1));
 expect_stdout '"micro_batches": 4,' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-batch 8 --json -
 expect_exit 2 "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-layers 0
 expect_stderr "--scale-layers: Value 0 not in range 1 to" "$plansim" run "$sc/seed-pipeline-4x16.yaml" --scale-layers 0
+# Activation offload (README "Activation offload"): its own report line and JSON block, copy-engine tracks.
+expect_stdout "activation offload +[0-9.]+ GB per rank to host memory and back, in flight with no compute running [0-9.]+ s" \
+  "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set training.activation_offload_layers=3
+expect_stdout '"activation_offload": \{' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set training.activation_offload_layers=3 --json -
+expect_stdout '"d2h-copy"' "$plansim" run "$sc/seed-pipeline-4x16.yaml" --set training.activation_offload_layers=3 --trace -
