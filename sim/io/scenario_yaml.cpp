@@ -253,10 +253,8 @@ TrainingSpec read_training(const YamlFile& f, const YAML::Node& n, DType dtype) 
   t.grad_bytes = per_param_bytes_or(m, "grad_bytes", dtype_size(dtype).value());
   t.optimizer_bytes = m.real_or("optimizer_bytes", {0, 64}, 12.0);
   if (m.has("finetune")) t.finetune = read_finetune(f, m.get("finetune"));
-  t.activation_offload_layers =
-      static_cast<int>(m.integer_or("activation_offload_layers", {0, lim::kMaxLayers}, 0));
-  // Under full recompute a layer keeps only its input, which its recomputed forward reads before the
-  // backward: the reload would have to precede the recompute, which the plan does not order (not modelled).
+  t.activation_offload_layers = static_cast<int>(m.integer_or("activation_offload_layers", {0, lim::kMaxLayers}, 0));
+  // Full recompute: the reload would have to precede the recomputed forward, which the plan does not order.
   if (t.activation_offload_layers > 0 && t.recompute == Recompute::full)
     m.fail(m.get("activation_offload_layers"), "'activation_offload_layers' is modelled with recompute none, "
                                                "selective or selective_op, not full");

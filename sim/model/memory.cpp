@@ -155,6 +155,10 @@ Bytes weight_grad_bytes_of_layer(const Scenario& s, int layer) {
   return Bytes(tokens * per_rank(weight_grad_inputs(s, layer), s.parallel));
 }
 
+int offloaded_layers(const TrainingSpec& t, int chunk_layers) {
+  return std::clamp(t.activation_offload_layers, 0, std::max(0, chunk_layers - 1));
+}
+
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held) {
   const TrainingSpec& t = s.training;
   return held.peak_state(activation_bytes_per_layer(s.model, t.micro_batch, s.parallel, t.recompute, t.materialised_attention()).value(),
@@ -255,7 +259,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const StageMemoryInput& in) {
   // their saved tensors in host memory between F and B, so a held chunk weighs (k − off) / k of its
   // layers on the GPU; two offloaded layers' tensors are on it at any time (one copying out while the
   // next is produced; in the backward one reloading while the one before it is used).
-  const int offloaded = std::clamp(s.training.activation_offload_layers, 0, std::max(0, in.layers_per_chunk - 1));
+  const int offloaded = offloaded_layers(s.training, in.layers_per_chunk);
   const Bytes in_transit = per_layer * static_cast<double>(std::min(offloaded, 2));
   if (offloaded > 0)
     per_layer = per_layer * (static_cast<double>(in.layers_per_chunk - offloaded) / in.layers_per_chunk);

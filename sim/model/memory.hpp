@@ -68,6 +68,10 @@ Bytes weight_grad_bytes_per_layer(const ModelSpec& m, int64_t micro_batch, const
 Bytes activation_bytes_of_layer(const Scenario& s, int layer);
 Bytes weight_grad_bytes_of_layer(const Scenario& s, int layer);
 
+// Activation offload (TrainingSpec::activation_offload_layers): how many of a k-layer chunk's layers are
+// offloaded, min(N, k − 1). The memory model and the plan's copies both read it.
+int offloaded_layers(const TrainingSpec& t, int chunk_layers);
+
 // The state of `held` at which a stage's activations peak under the scenario's M_B and M_W.
 HeldChunks activation_peak_state(const Scenario& s, const StageHolding& held);
 

@@ -199,15 +199,10 @@ void RankBuilder::backward(int mb, int chunk, bool with_weight) {
 }
 
 int RankBuilder::offloaded_layers(int chunk) const {
-  const int layers = end_layer(chunk) - first_layer(chunk);
-  return std::clamp(s_.training.activation_offload_layers, 0, std::max(0, layers - 1));
+  return plansim::offloaded_layers(s_.training, end_layer(chunk) - first_layer(chunk));
 }
 
-double RankBuilder::offload_bytes(int l) const {
-  if (!s_.training.finetune.is_full()) return activation_bytes_of_layer(s_, l).value();
-  const TrainingSpec& t = s_.training;
-  return activation_bytes_per_layer(s_.model, t.micro_batch, s_.parallel, t.recompute, t.materialised_attention()).value();
-}
+double RankBuilder::offload_bytes(int l) const { return activation_bytes_of_layer(s_, l).value(); }
 
 void RankBuilder::weight_grads(int mb, int chunk) {
   const int vs = vstage(chunk);
