@@ -134,8 +134,13 @@ bool looks_like_nccl_tests(const std::string& text) {
   while ((pos = text.find("nThread", pos)) != std::string::npos) {
     const size_t hash = text.rfind('#', pos);
     const size_t line = text.rfind('\n', pos);
-    if (hash != std::string::npos && (line == std::string::npos || hash > line) &&
-        text.find_first_not_of(" \t", hash + 1) == pos && text.find("nGpus", pos) != std::string::npos)
+    const size_t line_start = line == std::string::npos ? 0 : line + 1;
+    const bool after_hash = hash != std::string::npos && (line == std::string::npos || hash > line) &&
+                            text.find_first_not_of(" \t", hash + 1) == pos;
+    const bool hashless = text.find_first_not_of(" \t", line_start) == pos;  // a Markdown copy lost the '#'
+    const size_t eol = text.find('\n', pos);
+    const size_t gpus = text.find(" nGpus ", pos);
+    if ((after_hash || hashless) && gpus != std::string::npos && (eol == std::string::npos || gpus < eol))
       return true;
     ++pos;
   }

@@ -18,7 +18,9 @@
 // largest deviation, not a count) in place of `#wrong`; `-C 1` prints `cputime`; `-T 1` adds a timestamp.
 // `#wrong` is a count of wrong elements, or `N/A` when validation is off (`-c 0`). Lines may carry a launcher
 // prefix, which is stripped and used to tell processes apart: OpenMPI's `--tag-output` `[1,0]<stdout>:`,
-// srun's `--label` `0: `, Intel MPI's `[0] `, an ISO timestamp. Lines that are not nccl-tests' own (NCCL
+// srun's `--label` `0: `, Intel MPI's `[0] `, an ISO timestamp, kubectl's `--prefix` `[pod/NAME/CONTAINER] `,
+// pdsh's `HOST: `. A log copied from rendered Markdown has lost its '#'s: a `nThread N nGpus N` line opens
+// such a run and its other header lines are known by their first word. Lines that are not nccl-tests' own (NCCL
 // INFO/WARN, launcher chatter, a shell trace) are skipped; inside a table, a line that starts like a result
 // row but does not read as one is an error. A file may hold several runs (one per `# nThread` header).
 //

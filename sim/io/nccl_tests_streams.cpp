@@ -1,5 +1,6 @@
 #include "sim/io/nccl_tests_streams.hpp"
 
+#include <cctype>
 #include <map>
 
 namespace plansim::io {
@@ -7,8 +8,16 @@ namespace {
 
 // The length of one launcher prefix at the start of `s` (0 if none); `tag` names the process it tags.
 //   OpenMPI --tag-output "[1,0]<stdout>:", Intel MPI -prepend-rank "[0] ", srun --label "0: " / " 12: ",
-//   an ISO 8601 timestamp "2024-05-01T12:00:00.123Z " (kubectl logs --timestamps).
+//   an ISO 8601 timestamp "2024-05-01T12:00:00.123Z " (kubectl logs --timestamps), kubectl logs --prefix
+//   "[pod/NAME/CONTAINER] ", pdsh / clush "HOST: ".
 size_t launcher_prefix(std::string_view s, std::string& tag) {
+  if (starts_with(s, "[pod/")) {
+    const size_t close = s.find(']');
+    if (close != std::string_view::npos && close + 1 < s.size() && s[close + 1] == ' ') {
+      tag = std::string(s.substr(1, close - 1));
+      return close + 2;
+    }
+  }
   if (!s.empty() && s[0] == '[') {
     const size_t close = s.find(']');
     if (close != std::string_view::npos && close > 1 && close <= 24) {
@@ -39,6 +48,14 @@ size_t launcher_prefix(std::string_view s, std::string& tag) {
   if (s.size() >= 20 && all_digits(s.substr(0, 4)) && s[4] == '-' && s[7] == '-' && s[10] == 'T' && is_digit(s[11])) {
     const size_t space = s.find(' ');
     if (space != std::string_view::npos) return space + 1;
+  }
+  // pdsh / clush: a host name and ": ". NCCL's own lines start "HOST:PID:TID", with no space after the colon.
+  size_t h = 0;
+  while (h < s.size() && h < 254 && (std::isalnum(static_cast<unsigned char>(s[h])) || s[h] == '.' || s[h] == '-' || s[h] == '_'))
+    ++h;
+  if (h > 0 && std::isalnum(static_cast<unsigned char>(s[0])) && h + 1 < s.size() && s[h] == ':' && s[h + 1] == ' ') {
+    tag = std::string(s.substr(0, h));
+    return h + 2;
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // io-internal: nccl-tests text logs as launchers print them. Lines are freed of launcher prefixes
-// (OpenMPI --tag-output, Intel MPI -prepend-rank, srun --label, kubectl --timestamps) and sorted into one
+// (OpenMPI --tag-output, Intel MPI -prepend-rank, srun --label, kubectl --timestamps / --prefix, pdsh) and sorted into one
 // stream per process tag, so that the interleaved output of several processes does not mix
 // (nccl_tests_text.cpp then reads each stream).
 #include <string>

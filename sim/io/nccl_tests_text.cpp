@@ -65,6 +65,7 @@ class StreamReader {
     if (i < l.text.size() && l.text[i] == '#') return comment(l, i + 1);
     const std::vector<Token> toks = split_tokens(l.text, l.column);
     if (toks.empty()) return;
+    if (hashless_comment(toks)) return comment(l, i);
     if (all_digits(toks.front().text)) {
       if (table_open_) return row(l, toks);
       if (run_ && !columns_.empty() && toks.size() == row_width())
@@ -72,6 +73,22 @@ class StreamReader {
       return;  // not nccl-tests' own line (launcher or script output)
     }
     notice(l.text, toks);
+  }
+
+  // nccl-tests' '#' lines with the '#' lost (a log copied from a rendered Markdown page, where '# ' starts a
+  // heading): a header line that reads 'nThread N nGpus N ...' opens such a run, and until the next header its
+  // other comment lines are known by their first word. Before any header only the two lines whose wording is
+  // nccl-tests' own are taken.
+  bool hashless_comment(const std::vector<Token>& toks) {
+    const std::string& first = toks.front().text;
+    if (first == "nThread" && toks.size() >= 4 && toks[2].text == "nGpus") return hashless_ = true;
+    if ((first == "nccl-tests" && toks.size() > 2 && toks[1].text == "version") ||
+        (first == "Collective" && toks.size() > 2 && toks[1].text == "test"))
+      return true;
+    if (!hashless_) return false;
+    for (const char* word : {"Using", "Rank", "size", "bytes", "(B)", "(bytes)", "Out", "Avg"})
+      if (first == word) return true;
+    return false;
   }
 
   // Launcher, shell and NCCL INFO lines: kept for what they say about the run, else skipped.
@@ -103,7 +120,10 @@ class StreamReader {
     const std::string& first = toks.front().text;
     const size_t colon = body.find(':');
     const std::string after_colon = colon == std::string::npos ? std::string() : body.substr(colon + 1);
-    if (first == "nThread") return header(l, toks);
+    if (first == "nThread") {
+      hashless_ = l.text.find('#') == std::string::npos || l.text.find('#') > l.text.find("nThread");
+      return header(l, toks);
+    }
     if (first == "nccl-tests" && toks.size() > 2 && toks[1].text == "version") {
       for (const auto& t : toks)
         if (starts_with(t.text, "nccl-library=")) pending_version_ = version_from_code(t.text.substr(13));
@@ -339,6 +359,7 @@ class StreamReader {
   std::vector<Column> columns_;
   int table_header_line_ = 0;
   bool table_open_ = false;
+  bool hashless_ = false;  // the open run's header had no '#'
   double time_scale_us_ = 1.0;
   std::string pending_program_, pending_version_;
   int line_number_ = 0;

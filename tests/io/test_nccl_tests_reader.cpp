@@ -3,6 +3,7 @@
 // measurements it hands to `plansim calibrate`, and random line noise (never anything but a ConfigError).
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -134,6 +135,63 @@ TEST_CASE("nccl-tests: srun --label over two nodes, the binary named by the shel
   CHECK(r.rows.size() == 25);  // 8 B .. 128 MiB
   CHECK(r.out_of_bounds == 0);  // the log ends without "Collective test concluded": still read
   CHECK(r.avg_busbw_GBps);
+}
+
+TEST_CASE("nccl-tests: a Markdown copy (the '#' lost), pdsh and kubectl --prefix logs read as the original",
+          "[io][nccl_tests]") {
+  const auto md = io::load_nccl_tests(data("markdown_copy_2node_allreduce.log"));
+  REQUIRE(md.size() == 1);
+  CHECK(md[0].op == "all_reduce");
+  CHECK(md[0].op_source == "its 'Collective test starting' line");
+  CHECK(md[0].nccl_version == "2.27.3");
+  CHECK(md[0].pos.line == 4);
+  CHECK(md[0].nranks == 16);
+  CHECK(md[0].hosts == std::vector<std::string>{"node-a", "node-b"});
+  CHECK(md[0].rows.size() == 21);  // 1 KiB .. 1 GiB
+  CHECK(md[0].rows.front().in_place.present);
+  REQUIRE(md[0].avg_busbw_GBps);
+  CHECK(*md[0].avg_busbw_GBps == Approx(77.1295));
+  CHECK(md[0].out_of_bounds == 0);
+
+  const auto pdsh = io::load_nccl_tests(data("pdsh_2node_allreduce.log"));
+  REQUIRE(pdsh.size() == 1);
+  CHECK(pdsh[0].op == "all_reduce");
+  CHECK(pdsh[0].nranks == 16);
+  CHECK(pdsh[0].rows.size() == 11);  // 1 MiB .. 1 GiB; the NCCL INFO line ("HOST:PID:TID") is not a prefix
+  CHECK(pdsh[0].rows.front().pos.column == 14);  // "node-a: " and the right-aligned size, counted in the file
+  CHECK(pdsh[0].avg_busbw_GBps);
+
+  const auto kube = io::load_nccl_tests(data("kubectl_prefix_allgather.log"));
+  REQUIRE(kube.size() == 1);
+  CHECK(kube[0].op == "all_gather");
+  CHECK(kube[0].nodes() == 2);
+  CHECK(kube[0].rows.size() == 9);  // 1 MiB .. 256 MiB
+
+  // The same rows as their '#'-keeping originals would give: the Markdown copy against one rebuilt with '#'.
+  std::string hashed;
+  std::istringstream in(slurp(data("markdown_copy_2node_allreduce.log")));
+  for (std::string l; std::getline(in, l);) {
+    const bool row = !l.empty() && (std::isdigit(static_cast<unsigned char>(l.find_first_not_of(' ') == std::string::npos
+                                                                                 ? ' '
+                                                                                 : l[l.find_first_not_of(' ')])) ||
+                                    l[0] == '$');
+    hashed += (row ? "" : "# ") + l + "\n";
+  }
+  const auto orig = io::parse_nccl_tests(hashed, "t.log");
+  REQUIRE(orig.front().rows.size() == md[0].rows.size());
+  for (size_t i = 0; i < orig.front().rows.size(); ++i) {
+    CHECK(orig.front().rows[i].size_bytes == md[0].rows[i].size_bytes);
+    CHECK(orig.front().rows[i].out_of_place.time_us == md[0].rows[i].out_of_place.time_us);
+    CHECK(orig.front().rows[i].in_place.busbw_GBps == md[0].rows[i].in_place.busbw_GBps);
+  }
+
+  // Without '#', other lines are nccl-tests' only after a 'nThread ... nGpus' header: before it, a line that
+  // starts "Rank" or "size" is someone else's, and so are "HOST:PID" and "Warning: ..." lines.
+  const std::string chatter = "Rank 0: loading data\nsize of batch 8\nWarning: Permanently added 'x' to known hosts.\n";
+  CHECK(error_of(chatter + small_log("all_reduce_perf", "        1024   256  float  sum  -1  20.0  1.00  1.00  0  20.0  1.00  1.00  0\n")) == "");
+  CHECK(error_of("nThread 1 nGpus 2 minBytes 8\nsize count type redop root time algbw busbw #wrong\n"
+                 "  1024 256 float sum -1 20.0 1.00 1.00 0 2\n")
+            .find("t.log:3:") == 0);  // a row of 10 values under a header of 9: still strict
 }
 
 TEST_CASE("nccl-tests: an older 2.x layout (no root column, an error column, no Group) tells its op by busbw/algbw",
@@ -329,6 +387,10 @@ TEST_CASE("nccl-tests: format detection", "[io][nccl_tests]") {
   CHECK(!io::looks_like_nccl_tests_file(std::string(PLANSIM_SOURCE_DIR) + "/tests/data/calibrate/synthetic_all_reduce.json"));
   CHECK(!io::looks_like_nccl_tests_file(data("no_such.log")));
   CHECK(!io::looks_like_nccl_tests("# nThread is a word\n"));
+  CHECK(io::looks_like_nccl_tests_file(data("markdown_copy_2node_allreduce.log")));
+  CHECK(io::looks_like_nccl_tests("x\n  nThread 1 nGpus 8 minBytes 8\n"));
+  CHECK(!io::looks_like_nccl_tests("the nThread 1 nGpus 8 line\n"));
+  CHECK(!io::looks_like_nccl_tests("nThread 1\nnGpus 8\n"));
 }
 
 TEST_CASE("nccl-tests: calibrating from a log recovers the curve it was written from", "[io][nccl_tests][calib]") {

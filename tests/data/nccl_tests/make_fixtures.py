@@ -203,3 +203,25 @@ out = header_new("all_reduce_perf", 1, 8, 8, 1 << 30, devs)[:13]
 out += ["dgx-h100-01:41000:41000 [0] NCCL WARN Cuda failure 'out of memory'",
         "dgx-h100-01: Test NCCL failure common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'", ""]
 write("failed_allreduce.log", out)
+
+# 10. a log copied from a rendered Markdown page (a GitHub issue): every '# ' was a heading marker and is gone;
+#     2 nodes x 8 H100 by mpirun, all_reduce 1 KiB .. 1 GiB
+devs = [("node-a", i, buses[i], H100) for i in range(8)] + [("node-b", i, buses[i], H100) for i in range(8)]
+body = rows("all_reduce", 16, pow2(1024, 1 << 30), 30.0, 180.0, "sum", -1)
+out = ["$ mpirun -np 16 -H node-a:8,node-b:8 ./build/all_reduce_perf -b 1K -e 1G -f 2 -g 1"]
+out += [l[2:] if l.startswith("# ") else l.lstrip("#") for l in header_new("all_reduce_perf", 1, 1, 1024, 1 << 30, devs)]
+out += body + [l[2:] if l.startswith("# ") else l.lstrip("#") for l in footer(body, "all_reduce_perf")]
+write("markdown_copy_2node_allreduce.log", out)
+
+# 11. pdsh / clush: every line of the launching host prefixed "HOST: ", NCCL INFO lines ("HOST:PID:TID ...") among them
+body = rows("all_reduce", 16, pow2(1 << 20, 1 << 30), 30.0, 180.0, "sum", -1)
+out = ["node-a: " + l for l in header_new("all_reduce_perf", 1, 1, 1 << 20, 1 << 30, devs)]
+out.insert(3, "node-a: node-a:41000:41000 [0] NCCL INFO NCCL version 2.23.4+cuda12.6")
+out += ["node-a: " + l for l in body + footer(body, "all_reduce_perf")[:-1]] + [""]
+write("pdsh_2node_allreduce.log", out)
+
+# 12. kubectl logs --prefix of an MPI job's launcher pod: "[pod/NAME/CONTAINER] " on every line
+body = rows("all_gather", 16, pow2(1 << 20, 1 << 28), 35.0, 150.0, "none", -1)
+pre = "[pod/nccl-allgather-launcher-x7k2p/mpi-launcher] "
+out = [pre + l for l in header_new("all_gather_perf", 1, 1, 1 << 20, 1 << 28, devs) + body + footer(body, "all_gather_perf")[:-1]] + [""]
+write("kubectl_prefix_allgather.log", out)
