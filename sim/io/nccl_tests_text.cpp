@@ -121,7 +121,7 @@ class StreamReader {
     const size_t colon = body.find(':');
     const std::string after_colon = colon == std::string::npos ? std::string() : body.substr(colon + 1);
     if (first == "nThread") {
-      hashless_ = l.text.find('#') == std::string::npos || l.text.find('#') > l.text.find("nThread");
+      hashless_ = after_hash == 0 || l.text[after_hash - 1] != '#';
       return header(l, toks);
     }
     if (first == "nccl-tests" && toks.size() > 2 && toks[1].text == "version") {
