@@ -1,10 +1,11 @@
 // `plansim plot breakdown`: per stage, where the iteration goes (the report's `stages[].time_breakdown_s`,
-// README "Definitions"): compute, exposed communication per dimension, pipeline bubble and idle time
-// after the flush, stacked to the iteration time.
+// README "Definitions"): compute, exposed communication per dimension, exposed activation offload, pipeline
+// bubble and idle time after the flush, stacked to the iteration time.
 #include <fmt/format.h>
 
 #include <array>
 #include <cmath>
+#include <string_view>
 
 #include "sim/advise/plan_pictures.hpp"
 #include "sim/advise/run_report_node.hpp"
@@ -17,12 +18,13 @@ struct Part {
   const char* title;
   const char* color;
 };
-constexpr std::array<Part, 8> kParts{{{"compute", "compute", "#4e79a7"},
+constexpr std::array<Part, 9> kParts{{{"compute", "compute", "#4e79a7"},
                                       {"tp", "exposed TP", "#b07aa1"},
                                       {"cp", "exposed CP", "#9c755f"},
                                       {"ep", "exposed EP", "#f28e2b"},
                                       {"dp", "exposed DP", "#e15759"},
                                       {"pp", "exposed PP", "#76b7b2"},
+                                      {"offload", "exposed activation offload", "#edc948"},
                                       {"bubble", "pipeline bubble", "#d9d9d9"},
                                       {"idle", "idle after the flush", "#f2f2f2"}}};
 }  // namespace
@@ -41,7 +43,9 @@ PlotSpec plot_breakdown(const YAML::Node& report) {
     const YAML::Node t = report_field(st, "time_breakdown_s");
     auto& row = rows.emplace_back();
     for (size_t i = 0; i < kParts.size(); ++i) {
-      row[i] = report_number(t, kParts[i].key) * scale;
+      // `offload` came in 2026-11; a report written before has none (and no offload).
+      const bool absent = std::string_view(kParts[i].key) == "offload" && t.IsMap() && !t["offload"];
+      row[i] = absent ? 0.0 : report_number(t, kParts[i].key) * scale;
       used[i] = used[i] || row[i] > 1e-6 * iteration * scale;
     }
   }

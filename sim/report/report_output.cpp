@@ -21,6 +21,7 @@ nlohmann::json memory_json(const MemoryBreakdown& m) {
 nlohmann::ordered_json time_breakdown_json(const StageTimeBreakdown& t) {
   nlohmann::ordered_json j{{"compute", t.compute_s}};
   for (Dim d : kDims) j[to_string(d)] = t.exposed_s[static_cast<size_t>(d)];
+  j["offload"] = t.offload_s;
   j["bubble"] = t.bubble_s;
   j["idle"] = t.idle_s;
   return j;

@@ -30,7 +30,7 @@ std::vector<ScheduleSlot> schedule_slots(const CompiledPlan& plan, const Executi
 }
 
 double StageTimeBreakdown::total_s() const {
-  double sum = compute_s + bubble_s + idle_s;
+  double sum = compute_s + offload_s + bubble_s + idle_s;
   for (double e : exposed_s) sum += e;
   return sum;
 }
@@ -40,8 +40,8 @@ StageTimeBreakdown stage_time_breakdown(const CompiledPlan& plan, const Executio
   const Program& p = plan.programs[index];
   const auto& t = exec.timings[index];
   // A sweep over the starts and ends of the rank's ops: kind 0..4 a transfer of that dimension,
-  // 5 compute; +1 at a start, −1 at an end.
-  constexpr int kCompute = 5;
+  // 5 compute, 6 an activation offload copy; +1 at a start, −1 at an end.
+  constexpr int kCompute = 5, kHostCopy = 6;
   struct Event {
     int64_t at;
     int kind;
@@ -51,18 +51,17 @@ StageTimeBreakdown stage_time_breakdown(const CompiledPlan& plan, const Executio
   events.reserve(2 * p.ops.size());
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const ProgramOp& op = p.ops[i];
-    // Activation offload's copies are neither compute nor a transfer of a dimension: the compute stream's
-    // wait for one shows as bubble or idle here (the report's own line says how long).
-    if (t[i].end <= t[i].start || op.kind == OpKind::host_copy) continue;
+    if (t[i].end <= t[i].start) continue;
     int kind = kCompute;
-    if (op.kind == OpKind::collective) kind = static_cast<int>(plan.groups[op.group].dim);
+    if (op.kind == OpKind::host_copy) kind = kHostCopy;
+    else if (op.kind == OpKind::collective) kind = static_cast<int>(plan.groups[op.group].dim);
     else if (op.kind != OpKind::compute) kind = static_cast<int>(Dim::pp);
     events.push_back({t[i].start.picoseconds(), kind, +1});
     events.push_back({t[i].end.picoseconds(), kind, -1});
   }
   std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
   StageTimeBreakdown out;
-  std::array<int, 6> active{};
+  std::array<int, 7> active{};
   const int64_t end = iteration.picoseconds(), flush = std::min(flush_end, iteration).picoseconds();
   // Charges [from, to) to whatever is active.
   auto charge = [&](int64_t from, int64_t to) {
@@ -77,6 +76,10 @@ StageTimeBreakdown stage_time_breakdown(const CompiledPlan& plan, const Executio
     if (dims > 0) {
       for (size_t d = 0; d < 5; ++d)
         if (active[d] > 0) out.exposed_s[d] += len / dims;
+      return;
+    }
+    if (active[kHostCopy] > 0) {  // compute waits for a copy (offload_exposed_s counts it too)
+      out.offload_s += len;
       return;
     }
     (to <= flush ? out.bubble_s : out.idle_s) += len;

@@ -32,6 +32,7 @@ std::vector<ScheduleSlot> schedule_slots(const CompiledPlan& plan, const Executi
 struct StageTimeBreakdown {
   double compute_s = 0;
   std::array<double, 5> exposed_s{};  // by Dim
+  double offload_s = 0;  // an activation offload copy in flight, nothing else: the compute stream waits for it
   double bubble_s = 0;
   double idle_s = 0;
   [[nodiscard]] double total_s() const;

@@ -128,6 +128,16 @@ TEST_CASE("activation offload: a slow copy of layer 0 delays layer 2's forward a
   const Time grew = off.exec.iteration - base.exec.iteration;
   CHECK(grew.seconds() == Approx(((c - f1) + (c - b1)).seconds()).margin(1e-9));
   CHECK(off.report.offload_exposed_s == Approx(grew.seconds()).margin(1e-9));
+  // The stage's time breakdown carries that wait as `offload`, and nothing else of the base run moved:
+  // bubble, idle and exposed transfers are as without offload, compute as well.
+  REQUIRE(off.report.stages.size() == 1);
+  const StageTimeBreakdown& t = off.report.stages[0].time;
+  const StageTimeBreakdown& b = base.report.stages[0].time;
+  CHECK(t.offload_s == Approx(grew.seconds()).margin(1e-9));
+  CHECK(b.offload_s == 0);
+  CHECK(t.compute_s == Approx(b.compute_s).margin(1e-9));
+  CHECK(t.bubble_s + t.idle_s == Approx(b.bubble_s + b.idle_s).margin(1e-9));
+  CHECK(t.total_s() == Approx(off.exec.iteration.seconds()).margin(1e-9));
 }
 
 TEST_CASE("activation offload: memory keeps (k - off) / k of each held chunk plus two layers in transit",
