@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cmath>
-#include <string_view>
 
 #include "sim/advise/plan_pictures.hpp"
 #include "sim/advise/run_report_node.hpp"
@@ -17,6 +16,7 @@ struct Part {
   const char* key;
   const char* title;
   const char* color;
+  bool since_2026_11 = false;  // absent from reports written before it came (read as 0)
 };
 constexpr std::array<Part, 9> kParts{{{"compute", "compute", "#4e79a7"},
                                       {"tp", "exposed TP", "#b07aa1"},
@@ -24,7 +24,7 @@ constexpr std::array<Part, 9> kParts{{{"compute", "compute", "#4e79a7"},
                                       {"ep", "exposed EP", "#f28e2b"},
                                       {"dp", "exposed DP", "#e15759"},
                                       {"pp", "exposed PP", "#76b7b2"},
-                                      {"offload", "exposed activation offload", "#edc948"},
+                                      {"offload", "exposed activation offload", "#edc948", true},
                                       {"bubble", "pipeline bubble", "#d9d9d9"},
                                       {"idle", "idle after the flush", "#f2f2f2"}}};
 }  // namespace
@@ -43,8 +43,7 @@ PlotSpec plot_breakdown(const YAML::Node& report) {
     const YAML::Node t = report_field(st, "time_breakdown_s");
     auto& row = rows.emplace_back();
     for (size_t i = 0; i < kParts.size(); ++i) {
-      // `offload` came in 2026-11; a report written before has none (and no offload).
-      const bool absent = std::string_view(kParts[i].key) == "offload" && t.IsMap() && !t["offload"];
+      const bool absent = kParts[i].since_2026_11 && t.IsMap() && !t[kParts[i].key];
       row[i] = absent ? 0.0 : report_number(t, kParts[i].key) * scale;
       used[i] = used[i] || row[i] > 1e-6 * iteration * scale;
     }

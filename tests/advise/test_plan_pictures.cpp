@@ -199,6 +199,16 @@ TEST_CASE("breakdown: the parts sum to the iteration time", "[advise][pictures]"
   }
 }
 
+TEST_CASE("breakdown: a report written before the offload part still plots, its offload read as 0",
+          "[advise][pictures]") {
+  const YAML::Node r = run_report({});
+  const std::vector<std::string> before = plot_breakdown(r).blocks;
+  for (auto st : r["stages"]) st["time_breakdown_s"].remove("offload");
+  CHECK(plot_breakdown(r).blocks == before);
+  for (auto st : r["stages"]) st["time_breakdown_s"].remove("bubble");  // the older parts stay required
+  CHECK_THROWS_AS(plot_breakdown(r), ConfigError);
+}
+
 TEST_CASE("pictures: a report without what a picture needs is a ConfigError", "[advise][pictures]") {
   const YAML::Node bare = YAML::Load("{name: x, iteration_time_s: 1, stages: [{stage: 0, rank: 0}]}");
   CHECK_THROWS_AS(plot_timeline(bare), ConfigError);

@@ -90,11 +90,9 @@ TEST_CASE("nccl-tests: a Markdown copy (the '#' lost), pdsh and kubectl --prefix
   std::string hashed;
   std::istringstream in(slurp(data("markdown_copy_2node_allreduce.log")));
   for (std::string l; std::getline(in, l);) {
-    const bool row = !l.empty() && (std::isdigit(static_cast<unsigned char>(l.find_first_not_of(' ') == std::string::npos
-                                                                                 ? ' '
-                                                                                 : l[l.find_first_not_of(' ')])) ||
-                                    l[0] == '$');
-    hashed += (row ? "" : "# ") + l + "\n";
+    const size_t first = l.find_first_not_of(' ');  // result rows and the command line keep no '#'
+    const bool keep = first != std::string::npos && (std::isdigit(static_cast<unsigned char>(l[first])) || l[first] == '$');
+    hashed += (keep ? "" : "# ") + l + "\n";
   }
   const auto orig = io::parse_nccl_tests(hashed, "t.log");
   REQUIRE(orig.front().rows.size() == md[0].rows.size());
