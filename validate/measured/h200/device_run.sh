@@ -2,13 +2,14 @@
 # What ran on the lent H200 (README.md here): plansim-hw's selftest and benches, `plansim-hw run` of the
 # scenarios in this folder, and the PyTorch references. Usage, from the repository root on the GPU machine:
 #   validate/measured/h200/device_run.sh BIN_DIR OUT_DIR [PART...]
-# PARTs: benches, runs, torch (default: all three, in the order below).
+# PARTs: benches, runs, torch (default: all three, in the order below); torch_more (2026-11-30: attention at
+# 32K-64K tokens, and the per-call cost of a torch.distributed loop; PyTorch only, BIN_DIR may be absent).
 # BIN_DIR holds plansim-hw built elsewhere (and lib/ with the shared libraries it needs that the machine
 # lacks); OUT_DIR receives every output. The library path is set for plansim-hw alone (hw.sh), so that
 # PyTorch keeps its own libraries. Each step has its own time limit, so one that hangs
 # costs its limit, not the rest.
 set -u
-bin=$(cd "${1:?BIN_DIR}" && pwd)
+bin=$(cd "${1:?BIN_DIR}" 2>/dev/null && pwd || echo "${1}")
 out=${2:?OUT_DIR}
 shift 2
 parts=${*:-benches runs torch}
@@ -71,6 +72,11 @@ torch() {
     --trace "$out/torch_trace_default.json" --json "$out/torch_step_default.json"
   step torch_step_flash2 120 python3 $here/torch_llama_step.py --attention flash2 \
     --trace "$out/torch_trace_flash2.json" --json "$out/torch_step_flash2.json"
+}
+torch_more() {
+  step torch_attention_long 240 python3 $here/torch_attention.py --json "$out/torch_attention_long.json" \
+    --seqs 8192,16384,32768,65536 --head-dims 128 --noncausal 16384,32768
+  step torch_loop_overhead 120 python3 $here/torch_loop_overhead.py --json "$out/torch_loop_overhead.json"
 }
 for part in $parts; do "$part"; done
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$out/nvidia-smi-q-after.txt" 2>&1

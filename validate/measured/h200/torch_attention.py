@@ -6,7 +6,9 @@ by sequence length and head dimension, forward and forward+backward.
 Work per call, as plansim's README defines it: model FLOPs of a causal call = 4·b·h·s²·d / 2 forward
 (QKᵀ and A·V over the unmasked half), backward 2.5x the forward (dV, dP, dQ, dK and the recomputed QKᵀ).
 TFLOP/s here = those model FLOPs / measured time (what papers plot as "causal" rates).
-Timing: CUDA events around `iters` back-to-back calls after `warmup` calls, median of `repeats` such means.
+Timing: CUDA events around `iters` back-to-back calls after `warmup` calls, median of `repeats` such means
+(over 16K tokens: one warm-up and `--long-iters` calls). Batch = max(1, tokens / seq): one sequence per call
+from `--tokens` up.
 Prints one JSON object per line (and writes them all to --json)."""
 import argparse, json, sys, time
 import torch
@@ -51,8 +53,9 @@ def one(backend, seq, head_dim, causal, tokens, hidden, args):
                 o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 o.backward(do)
 
-            t_f = timed(fwd, args.warmup, args.iters, args.repeats)
-            t_fb = timed(fwd_bwd, args.warmup, args.iters, args.repeats)
+            warmup, iters = (args.warmup, args.iters) if seq <= 16384 else (1, args.long_iters)
+            t_f = timed(fwd, warmup, iters, args.repeats)
+            t_fb = timed(fwd_bwd, warmup, iters, args.repeats)
         row.update({"fwd_s": t_f, "fwd_bwd_s": t_fb, "bwd_s": t_fb - t_f,
                     "fwd_tflops": fwd_flops / t_f / 1e12,
                     "bwd_tflops": 2.5 * fwd_flops / (t_fb - t_f) / 1e12,
@@ -71,22 +74,27 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seqs", default="1024,2048,4096,8192,16384", help="causal sequence lengths")
+    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--noncausal", default="8192", help="sequence lengths also timed without the mask")
+    ap.add_argument("--backends", default=",".join(BACKENDS))
+    ap.add_argument("--long-iters", type=int, default=3,
+                    help="iters for sequences over 16K (a call takes 0.1 s and more there)")
     args = ap.parse_args()
+    ints = lambda text: [int(x) for x in text.split(",") if x]
     torch.backends.cuda.matmul.allow_tf32 = False
     rows = []
     env = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
            "gpu": torch.cuda.get_device_name(0), "sm_count": torch.cuda.get_device_properties(0).multi_processor_count}
     print(json.dumps({"environment": env}), flush=True)
     t0 = time.time()
-    for backend in BACKENDS:
-        for head_dim in (64, 128):
-            for seq in (1024, 2048, 4096, 8192, 16384):
-                r = one(backend, seq, head_dim, True, args.tokens, args.hidden, args)
-                rows.append(r)
-                print(json.dumps(r), flush=True)
-        r = one(backend, 8192, 128, False, args.tokens, args.hidden, args)  # the mask's saving, one shape
-        rows.append(r)
-        print(json.dumps(r), flush=True)
+    for backend in args.backends.split(","):
+        shapes = [(seq, hd, True) for hd in ints(args.head_dims) for seq in ints(args.seqs)]
+        shapes += [(seq, 128, False) for seq in ints(args.noncausal)]  # the mask's saving
+        for seq, head_dim, causal in shapes:
+            r = one(backend, seq, head_dim, causal, args.tokens, args.hidden, args)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
     json.dump({"environment": env, "rows": rows, "wall_s": time.time() - t0}, open(args.json, "w"), indent=1)
 
 
