@@ -14,4 +14,4 @@ for f in "$here"/validate/nccl/*.yaml; do
 done
 echo "== leave-one-out by table (scripts/fit_nccl_profiles.sh): mean |busbw error| in-sample / table left out"
 "$here/scripts/fit_nccl_profiles.sh" "$build" 2>&1 |
-  grep -E '^== |NCCL model fit|leave-one-out by table|^# +rows|^  +[0-9]+ +([0-9.]+ /|-)|one table' || true
+  grep -E '^== |NCCL model fit|torch loop overhead|leave-one-out by table|^# +rows|^  +[0-9]+ +([0-9.]+ /|-)|one table' || true

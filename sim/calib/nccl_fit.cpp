@@ -78,17 +78,30 @@ NcclFit fit_nccl_model(const Measurements& m, const Topology& topo, const NcclMo
     if (s.nranks < 2 || static_cast<size_t>(s.nranks) > topo.num_gpus())
       throw ConfigError(s.pos, fmt::format("{} ranks on topology '{}' of {} GPUs", s.nranks, topo.name(), topo.num_gpus()));
     if (!(s.time_s > 0)) throw ConfigError(s.pos, "a collective time must be positive");
-    cases.push_back({&s, *op, algo});
+    cases.push_back({&s, *op, algo, true, s.harness == BenchHarness::torch});
   }
-  // The launch floor is a benchmark loop's (nccl_model.hpp BenchHarness): fitted for the loop that timed
-  // most rows below 64 MiB (where a floor can bind), and applied to that loop's rows only.
+  // The launch floor is a benchmark loop's (nccl_model.hpp BenchHarness), applied to that loop's rows only:
+  // with rows of one loop below 64 MiB (where a floor can bind), that loop's; with rows of both, the fit is
+  // made with the floor on each loop and the one with the smaller sum of squared relative residuals kept.
   int torch_small = 0, other_small = 0;
   for (const auto& s : m.collectives)
     if (s.size_bytes < 64.0 * 1048576) ++(s.harness == BenchHarness::torch ? torch_small : other_small);
-  NcclModelParams start_floor = start;
-  start_floor.launch_overhead_harness = torch_small > other_small ? BenchHarness::torch : BenchHarness::nccl_tests;
-  for (Case& c : cases) c.floored = c.s->harness == start_floor.launch_overhead_harness;
-  return fit_with_floor(cases, topo, start_floor);
+  auto fit_floored = [&](BenchHarness floor_loop) {
+    NcclModelParams start_floor = start;
+    start_floor.launch_overhead_harness = floor_loop;
+    for (Case& c : cases) c.floored = c.s->harness == floor_loop;
+    return fit_with_floor(cases, topo, start_floor);
+  };
+  if (torch_small == 0 || other_small == 0)
+    return fit_floored(torch_small > other_small ? BenchHarness::torch : BenchHarness::nccl_tests);
+  auto sse = [](const NcclFit& f) {
+    double s = 0;
+    for (const auto& r : f.residuals) s += std::pow(r.sample->time_s / r.predicted_s - 1, 2);
+    return s;
+  };
+  NcclFit on_torch = fit_floored(BenchHarness::torch);
+  NcclFit on_other = fit_floored(BenchHarness::nccl_tests);
+  return sse(on_torch) < sse(on_other) ? on_torch : on_other;
 }
 
 namespace {
@@ -142,6 +155,10 @@ std::string format_nccl_fit(const NcclFit& f) {
                                             to_string(f.params.launch_overhead_harness))
                               : std::string("binds no row: not identified"),
       f.loo_by);
+  if (f.torch_overhead_fitted || f.torch_loop_overhead_us > 0)
+    t += fmt::format("# torch loop overhead {:.2f} us per call on the rows a torch.distributed loop timed ({})\n",
+                     f.torch_loop_overhead_us,
+                     f.torch_overhead_fitted ? "fitted against the other loop's rows" : "the start profile's");
   if (f.network)
     t += fmt::format("# then, on the rows spanning servers (the values above held): network efficiency {:.2f}, "
                      "network step latency (net_latency) {:.2f} us\n",

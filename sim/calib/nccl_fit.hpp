@@ -8,7 +8,9 @@
 //   * the per-call latencies (nccl_model.hpp): device latency x (every call) and the benchmark loop's
 //     launch floor L, predicted t = max(L, t_model + x), least squares of the relative residuals on a
 //     grid. nccl-tests tables identify L where their small sizes sit on a flat floor (host-bound) and x
-//     from the rows above it; L stays 0 ("not identified") when no floor binds.
+//     from the rows above it; L stays 0 ("not identified") when no floor binds. Where the rows hold both
+//     a torch.distributed loop's timings and another loop's, a torch loop's per-call host cost y is fitted
+//     too (added to its rows: t = max(L, t_model + x + y)); else y stays at `start`.
 //   When the groups span servers the latency fitted is instead NCCL's per-network-step latency
 //   (net_latency: tuning.cc's graph latencyInter, paid on each of the 2 nNodes network steps of a ring
 //   all-reduce, twice with Simple), which scales with the node count; the device latency stays at `start`.
@@ -42,6 +44,10 @@ struct NcclFit {
   double efficiency = 0;
   double device_latency_us = 0;
   double launch_overhead_us = 0;
+  // A torch.distributed loop's per-call host cost (NcclModelParams::torch_loop_overhead_us): fitted when the
+  // rows hold both loops' timings (torch sweeps and nccl-tests tables), else the start profile's.
+  double torch_loop_overhead_us = 0;
+  bool torch_overhead_fitted = false;
   // Groups spanning servers: the latency is fitted as NCCL's per-network-step latency (graph
   // latencyInter, profile key net_latency), the device latency kept at the start profile's.
   bool fits_net_latency = false;

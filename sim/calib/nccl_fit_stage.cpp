@@ -25,6 +25,7 @@ void set_efficiency(NcclModelParams& p, const std::string& key, double e) {
 std::vector<double> model_times(const std::vector<Case>& cases, const Topology& topo, NcclModelParams p) {
   p.device_latency_us = 0;
   p.launch_overhead_us = 0;
+  p.torch_loop_overhead_us = 0;
   std::vector<double> t;
   for (const auto& c : cases)
     t.push_back(measure_collective(topo, p, c.op, c.s->nranks, Bytes(c.s->size_bytes), c.algo).time.seconds());
@@ -53,41 +54,73 @@ struct GridPoint {
   std::vector<double> model;
 };
 
-// Per-call latencies of a fit, in seconds: device (added to every call) and launch (a benchmark loop's
-// floor: predicted = max(launch, model + device)).
+// Per-call latencies of a fit, in seconds: device (added to every call), launch (a benchmark loop's
+// floor) and torch (a torch loop's per-call host cost, added to its rows):
+// predicted = max(launch if floored, model + device + torch if a torch row).
 struct Latencies {
-  double device = 0, launch = 0;
+  double device = 0, launch = 0, torch = 0;
 };
 
-double predicted(double model, const Latencies& l, bool floored) {
-  return floored ? std::max(l.launch, model + l.device) : model + l.device;
+double unfloored(double model, const Latencies& l, const Case& c) {
+  return model + l.device + (c.torch ? l.torch : 0.0);
+}
+
+double predicted(double model, const Latencies& l, const Case& c) {
+  const double t = unfloored(model, l, c);
+  return c.floored ? std::max(l.launch, t) : t;
 }
 
 double sse_of(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use,
               const Latencies& l) {
   double sse = 0;
   for (size_t i = 0; i < cases.size(); ++i)
-    if (use[i]) sse += std::pow((predicted(model[i], l, cases[i].floored) - cases[i].s->time_s) / cases[i].s->time_s, 2);
+    if (use[i]) sse += std::pow((predicted(model[i], l, cases[i]) - cases[i].s->time_s) / cases[i].s->time_s, 2);
   return sse;
 }
 
-// The (device, launch) pair minimising the relative squared residuals over `use`: a grid of 1 us
-// (device 0-500 us, launch 0-1000 us), then 0.05 us around the best. Launch stays 0 when no floor
-// above every row's device time helps (it is then not identified by the rows: nothing binds).
-Latencies best_latencies(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use) {
-  Latencies best;
+// Whether the rows `use` identify a torch loop's per-call cost apart from the device latency: rows of
+// both loops (a torch sweep and nccl-tests tables of one system).
+bool identifies_torch_overhead(const std::vector<Case>& cases, const std::vector<bool>& use) {
+  bool torch = false, other = false;
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (use[i]) (cases[i].torch ? torch : other) = true;
+  return torch && other;
+}
+
+// The latencies minimising the relative squared residuals over `use`: (device, launch) on a grid of 1 us
+// (device 0-500 us, launch 0-1000 us); where the rows hold both loops, the torch loop's cost on a grid of
+// 1 us over 0-300 us, alternating with (device, launch) within 30 us of the best until neither moves;
+// then 0.05 us around the best. Launch stays 0 when no floor above every row's device time helps (it is
+// then not identified by the rows: nothing binds); the torch cost stays at `start`'s when not identified.
+Latencies best_latencies(const std::vector<Case>& cases, const std::vector<double>& model, const std::vector<bool>& use,
+                         double start_torch) {
+  Latencies best{0, 0, start_torch};
   double best_sse = sse_of(cases, model, use, best);
+  auto consider = [&](const Latencies& c) {
+    const double sse = sse_of(cases, model, use, c);
+    if (sse < best_sse - 1e-15) best_sse = sse, best = c;
+  };
   auto scan = [&](double d0, double d1, double l0, double l1, double step) {
     const Latencies around = best;
     for (double d = std::max(0.0, around.device + d0); d <= around.device + d1 + 1e-12; d += step)
-      for (double l = std::max(0.0, around.launch + l0); l <= around.launch + l1 + 1e-12; l += step) {
-        const Latencies c{d, l};
-        const double sse = sse_of(cases, model, use, c);
-        if (sse < best_sse - 1e-15) best_sse = sse, best = c;
-      }
+      for (double l = std::max(0.0, around.launch + l0); l <= around.launch + l1 + 1e-12; l += step)
+        consider({d, l, around.torch});
+  };
+  auto scan_torch = [&](double t0, double t1, double step) {
+    const Latencies around = best;
+    for (double t = std::max(0.0, around.torch + t0); t <= around.torch + t1 + 1e-12; t += step)
+      consider({around.device, around.launch, t});
   };
   scan(0, 500e-6, 0, 1000e-6, 1e-6);
+  const bool torch = identifies_torch_overhead(cases, use);
+  for (int round = 0; torch && round < 20; ++round) {
+    const Latencies before = best;
+    scan_torch(-best.torch, 300e-6 - best.torch, 1e-6);
+    scan(-30e-6, 30e-6, -30e-6, 30e-6, 1e-6);
+    if (before.device == best.device && before.launch == best.launch && before.torch == best.torch) break;
+  }
   scan(-1e-6, 1e-6, -1e-6, 1e-6, 0.05e-6);
+  if (torch) scan_torch(-1e-6, 1e-6, 0.05e-6);
   return best;
 }
 
@@ -98,7 +131,7 @@ Latencies best_latencies(const std::vector<Case>& cases, const std::vector<doubl
 // certain) pull the bandwidth away from the plateau the large rows measure. The latencies are fitted on
 // the rows below 64 MiB only, and left at 0 when there are none.
 std::pair<const GridPoint*, Latencies> search(const std::vector<GridPoint>& grid, const std::vector<Case>& cases,
-                                              const std::vector<bool>& use) {
+                                              const std::vector<bool>& use, double start_torch) {
   constexpr double kLarge = 64.0 * 1048576;
   std::vector<bool> large(use.size(), false);
   bool any_large = false;
@@ -116,20 +149,21 @@ std::pair<const GridPoint*, Latencies> search(const std::vector<GridPoint>& grid
   bool any_small = !any_large;
   for (size_t i = 0; i < cases.size(); ++i)
     if (use[i] && cases[i].s->size_bytes < kLarge) small[i] = any_small = true;
-  if (!any_small) return {best_g, Latencies{}};
-  return {best_g, best_latencies(cases, best_g->model, any_large ? small : use)};
+  if (!any_small) return {best_g, Latencies{0, 0, start_torch}};
+  return {best_g, best_latencies(cases, best_g->model, any_large ? small : use, start_torch)};
 }
 
 // Across servers the latency the rows < 64 MiB show is fitted as NCCL's per-network-step latency
 // (graph latencyInter: tuning.cc 2.19-2.27 adds it to every inter-server step, twice with Simple, the
 // flush), not as a per-call constant: it is the transport's, so it scales with the steps that cross
 // servers (2 nNodes per ring all-reduce) when the profile predicts another node count. The device
-// latency stays at `start`; the launch floor is scanned as for one server. Grid: 0.5 us over 0-150 us,
-// then 0.05 us around the best; the model times of each grid point are cached per efficiency.
+// latency (and a torch loop's cost) stays at `start`; the launch floor is scanned as for one server. Grid:
+// 0.5 us over 0-150 us, then 0.05 us around the best; the model times of each grid point are cached per
+// efficiency.
 struct NetLatencyFit {
   double net_us = 0;
   double launch = 0;  // seconds
-  std::vector<double> model;  // times at net_us, device latency included
+  std::vector<double> model;  // times at net_us, per-call latencies excluded
 };
 
 class NetLatencyGrid {
@@ -143,10 +177,10 @@ class NetLatencyGrid {
     double best_sse = INFINITY;
     auto consider = [&](double net_us) {
       const std::vector<double>& model = times(efficiency, net_us);
-      Latencies l{start_.device_latency_us * 1e-6, hold_launch_ ? start_.launch_overhead_us * 1e-6 : 0};
+      Latencies l = held();
       double sse = sse_of(cases_, model, use, l);
       for (double launch = 1e-6; !hold_launch_ && launch <= 1000e-6 + 1e-12; launch += 1e-6) {  // as best_latencies
-        const Latencies c{l.device, launch};
+        const Latencies c{l.device, launch, l.torch};
         const double s = sse_of(cases_, model, use, c);
         if (s < sse - 1e-15) sse = s, l = c;
       }
@@ -156,8 +190,13 @@ class NetLatencyGrid {
     const double around = best.net_us;
     for (int k = -10; k <= 10; ++k)
       if (k != 0 && around + 0.05 * k >= 0) consider(around + 0.05 * k);
-    for (double& t : best.model) t += start_.device_latency_us * 1e-6;
     return best;
+  }
+
+  // The per-call latencies this stage keeps from `start` (the launch floor too when held).
+  Latencies held() const {
+    return {start_.device_latency_us * 1e-6, hold_launch_ ? start_.launch_overhead_us * 1e-6 : 0,
+            start_.torch_loop_overhead_us * 1e-6};
   }
 
  private:
@@ -242,13 +281,11 @@ NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const Nc
     std::vector<double> model;  // without the launch floor
   };
   auto fit_on = [&](const std::vector<bool>& use) {
-    const auto [g, l] = search(grid, cases, use);
+    const auto [g, l] = search(grid, cases, use, start.torch_loop_overhead_us * 1e-6);
     FoldFit r{g->e, start.net_latency_us, l, g->model};
     if (!f.fits_net_latency) return r;
     const auto [small, any_small] = small_rows(use);
-    r.lat = Latencies{start.device_latency_us * 1e-6, o.hold_launch ? start.launch_overhead_us * 1e-6 : 0};
-    r.model = g->model;
-    for (double& t : r.model) t += r.lat.device;
+    r.lat = net_grid.held();
     if (!any_small) return r;
     NetLatencyFit n = net_grid.fit(g->e, small);
     r.net_us = n.net_us;
@@ -256,27 +293,26 @@ NcclFit fit_cases(const std::vector<Case>& cases, const Topology& topo, const Nc
     r.model = std::move(n.model);
     return r;
   };
-  auto predicted_by = [&](const FoldFit& r, size_t i) {
-    if (f.fits_net_latency) return cases[i].floored ? std::max(r.lat.launch, r.model[i]) : r.model[i];
-    return predicted(r.model[i], r.lat, cases[i].floored);
-  };
+  auto predicted_by = [&](const FoldFit& r, size_t i) { return predicted(r.model[i], r.lat, cases[i]); };
   const FoldFit best = fit_on(all);
   f.efficiency = best.efficiency;
   f.device_latency_us = best.lat.device * 1e6;
   f.launch_overhead_us = best.lat.launch * 1e6;
+  f.torch_loop_overhead_us = best.lat.torch * 1e6;
+  f.torch_overhead_fitted = !f.fits_net_latency && identifies_torch_overhead(cases, small_rows(all).first);
   f.net_latency_us = best.net_us;
   f.params = start;
   set_efficiency(f.params, f.efficiency_key, f.efficiency);
   f.params.device_latency_us = f.device_latency_us;
   f.params.launch_overhead_us = f.launch_overhead_us;
+  f.params.torch_loop_overhead_us = f.torch_loop_overhead_us;
   f.params.net_latency_us = f.net_latency_us;
 
   // Leave-one-out folds: by file when there are several, else by sample.
   f.residuals.resize(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     f.residuals[i] = {cases[i].s, predicted_by(best, i), 0};
-    const double device = f.fits_net_latency ? 0.0 : best.lat.device;
-    if (cases[i].floored && best.lat.launch > best.model[i] + device) ++f.launch_bound_rows;
+    if (cases[i].floored && best.lat.launch > unfloored(best.model[i], best.lat, cases[i])) ++f.launch_bound_rows;
   }
   if (!o.leave_one_out) return f;
   const auto folds = leave_one_out_folds(cases, f.loo_by);

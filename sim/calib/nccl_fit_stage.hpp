@@ -16,6 +16,7 @@ struct Case {
   CollOp op;
   std::string algo;
   bool floored = true;  // timed by the loop the fit's launch floor is for (NcclModelParams::launch_overhead_harness)
+  bool torch = false;   // timed by a torch.distributed loop: pays its per-call host cost (torch_loop_overhead_us)
 };
 
 struct Options {

@@ -66,6 +66,9 @@ std::string nccl_params_yaml(const NcclModelParams& p, const std::string& always
   if (p.launch_overhead_harness != d.launch_overhead_harness)
     y += fmt::format("  launch_overhead_harness: {}  # the loop the floor was measured under\n",
                      to_string(p.launch_overhead_harness));
+  if (p.torch_loop_overhead_us != d.torch_loop_overhead_us)
+    y += fmt::format("  torch_loop_overhead: {:.2f} us  # a torch.distributed loop's per-call host cost\n",
+                     p.torch_loop_overhead_us);
   if (p.net_latency_us != d.net_latency_us) y += fmt::format("  net_latency: {:.2f} us\n", p.net_latency_us);
   if (p.net_overhead_us != d.net_overhead_us) y += fmt::format("  net_overhead: {} us\n", p.net_overhead_us);
   if (const std::string b = per_class(p.base_latency_us, d.base_latency_us, "    "); !b.empty())

@@ -39,6 +39,8 @@ CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelPa
     m.protocol = r.protocol;
   });
   sim.run();
+  // A torch loop times each call from an idle device: the host's issue of the call is inside (nccl_model.hpp).
+  if (harness == BenchHarness::torch) m.time += Time::us(std::max(0.0, model.torch_loop_overhead_us));
   // The host's per-call launch cost bounds a benchmark loop's period (nccl_model.hpp), the loop's own.
   if (harness == model.launch_overhead_harness)
     m.time = std::max(m.time, Time::us(std::max(0.0, model.launch_overhead_us)));

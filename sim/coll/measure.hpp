@@ -4,7 +4,8 @@
 // send_recv goes from GPU 0 to GPU gpus−1. It is the benchmark's view (nccl-tests, all_reduce_bench): calls
 // issued back to back by a host that runs ahead, so the time per call is at least the model's
 // launch_overhead_us (nccl_model.hpp) when it was measured under the same loop (launch_overhead_harness:
-// a torch loop's floor is not nccl-tests'); a training run (CollectiveRunner) does not pay that floor.
+// a torch loop's floor is not nccl-tests'), and a torch loop's time per call also holds the host's issue of
+// the call (torch_loop_overhead_us); a training run (CollectiveRunner) pays neither.
 #include <string>
 
 #include "sim/coll/collective_runner.hpp"
@@ -23,8 +24,8 @@ struct CollectiveMeasurement {
 };
 
 // Throws ConfigError (naming --gpus) when the topology has fewer than `gpus` GPUs. `harness`: the loop
-// timed; the model's launch floor applies when it was measured under that loop (its
-// launch_overhead_harness), else the call's device time stands.
+// timed; a torch loop adds torch_loop_overhead_us to the call, and the model's launch floor applies when it
+// was measured under that loop (its launch_overhead_harness): t = max(floor, device time [+ torch overhead]).
 CollectiveMeasurement measure_collective(const Topology& topo, const NcclModelParams& model, CollOp op, int gpus,
                                          Bytes bytes, const std::string& algorithm = "auto",
                                          const std::string& protocol = "auto",

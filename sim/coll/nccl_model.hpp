@@ -41,7 +41,8 @@ inline constexpr int kNumProtocols = 3;
 const char* to_string(Protocol p);  // "LL", "LL128", "Simple"
 // The benchmark loop a collective's timing comes from (measure.hpp): nccl-tests' (and plansim-hw
 // bench's, a loop of the same kind), or a torch.distributed loop (all_reduce_bench.py), whose per-call
-// host cost (Python, the framework's dispatch) sets a higher floor on small calls.
+// host cost (Python, the framework's dispatch) lands inside the timing when each call is timed on an idle
+// device (NcclModelParams::torch_loop_overhead_us).
 enum class BenchHarness : uint8_t { nccl_tests, torch };
 const char* to_string(BenchHarness h);  // "nccl-tests", "torch"
 std::optional<BenchHarness> bench_harness_from_string(const std::string& s);
@@ -159,6 +160,13 @@ struct NcclModelParams {
   // The loop launch_overhead_us was measured under: the floor bounds that loop's timings only (a torch
   // loop's floor says nothing of nccl-tests', whose host runs further ahead of the GPUs).
   BenchHarness launch_overhead_harness = BenchHarness::nccl_tests;
+  // Added to every call a torch.distributed loop times (measure.hpp; profile key torch_loop_overhead): such a
+  // loop (all_reduce_bench.py before its busy-wait version) records its start event on an idle device and
+  // then issues the call, so the host's issue of dist.all_reduce is inside the timing; nccl-tests queues calls
+  // ahead and a training step's host runs ahead of its GPUs, so neither pays it. Measured on one H200 host:
+  // 25 us per call at one rank, 14-21 us of it inside dist.all_reduce (validate/measured/h200/README.md);
+  // fitted by `plansim calibrate --topology` where a system has tables of both loops.
+  double torch_loop_overhead_us = 0.0;
 
   // No software latency, efficiency 1 everywhere: the bare flow-network model (closed-form tests).
   static NcclModelParams ideal();

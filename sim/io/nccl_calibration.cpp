@@ -114,6 +114,7 @@ NcclModelParams read_nccl_section(const YamlFile& f, const YAML::Node& node, boo
   if (top.get("launch_overhead")) p.launch_overhead_us = non_negative_us(top, "launch_overhead");
   if (top.get("launch_overhead_harness"))
     p.launch_overhead_harness = *bench_harness_from_string(top.choice("launch_overhead_harness", {"nccl-tests", "torch"}));
+  if (top.get("torch_loop_overhead")) p.torch_loop_overhead_us = non_negative_us(top, "torch_loop_overhead");
   if (top.get("net_latency")) p.net_latency_us = top.time("net_latency").micros();
   if (top.get("net_overhead")) p.net_overhead_us = top.time("net_overhead").micros();
   if (YAML::Node b = top.get("base_latency_us")) read_per_class(f, b, "'base_latency_us'", p.base_latency_us);

@@ -5,6 +5,8 @@
 #include "sim/calib/nccl_fit.hpp"
 #include "sim/coll/measure.hpp"
 #include "sim/core/error.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/net/flow_network.hpp"
 #include "../coll/coll_fixtures.hpp"
 
 using namespace plansim;
@@ -23,6 +25,28 @@ calib::Measurements synthetic(const Topology& topo, const NcclModelParams& truth
     c.time_s = measure_collective(topo, truth, CollOp::all_reduce, n, Bytes(s)).time.seconds();
     c.pos = SourcePos{file, 1, 1};
     m.collectives.push_back(c);
+  }
+  return m;
+}
+
+// 4-GPU all-reduces 64 KiB-1 GiB timed by `truth`, one table per entry of `loops`, each row's file named after
+// the loop that timed it (torch.json, nccl.json).
+calib::Measurements by_loop(const Topology& topo, const NcclModelParams& truth, std::initializer_list<BenchHarness> loops) {
+  calib::Measurements m;
+  m.sources = {"torch.json", "nccl.json"};
+  for (const BenchHarness h : loops) {
+    for (double s = 65536; s <= 1 << 30; s *= 4) {
+      calib::CollectiveSample c;
+      c.op = "all_reduce";
+      c.algorithm = "auto";
+      c.nranks = 4;
+      c.size_bytes = s;
+      c.busbw_factor = busbw_factor(CollOp::all_reduce, 4);
+      c.time_s = measure_collective(topo, truth, CollOp::all_reduce, 4, Bytes(s), "auto", "auto", h).time.seconds();
+      c.harness = h;
+      c.pos = SourcePos{h == BenchHarness::torch ? "torch.json" : "nccl.json", 1, 1};
+      m.collectives.push_back(c);
+    }
   }
   return m;
 }
@@ -179,26 +203,74 @@ TEST_CASE("nccl fit: a torch loop's floor is fitted on its rows and applied to t
   truth.device_latency_us = 5.0;
   truth.launch_overhead_us = 60.0;
   truth.launch_overhead_harness = BenchHarness::torch;
-  calib::Measurements m;
-  m.sources = {"torch.json", "nccl.json"};
-  for (const BenchHarness h : {BenchHarness::torch, BenchHarness::torch, BenchHarness::nccl_tests}) {
-    for (double s = 65536; s <= 1 << 30; s *= 4) {
-      calib::CollectiveSample c;
-      c.op = "all_reduce";
-      c.algorithm = "auto";
-      c.nranks = 4;
-      c.size_bytes = s;
-      c.busbw_factor = busbw_factor(CollOp::all_reduce, 4);
-      c.time_s = measure_collective(topo, truth, CollOp::all_reduce, 4, Bytes(s), "auto", "auto", h).time.seconds();
-      c.harness = h;
-      c.pos = SourcePos{h == BenchHarness::torch ? "torch.json" : "nccl.json", 1, 1};
-      m.collectives.push_back(c);
-    }
-  }
+  const calib::Measurements m =
+      by_loop(topo, truth, {BenchHarness::torch, BenchHarness::torch, BenchHarness::nccl_tests});
   const calib::NcclFit f = calib::fit_nccl_model(m, topo, NcclModelParams{});
   CHECK(f.params.launch_overhead_harness == BenchHarness::torch);
   CHECK(f.launch_overhead_us == Approx(60.0).margin(0.05));
   CHECK(f.device_latency_us == Approx(5.0).margin(0.05));
   for (const auto& r : f.residuals)
     CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(0.01));  // the nccl-tests rows below the floor too
+
+  // The floor on the loop with fewer rows (nccl-tests here) is found too: with rows of both loops the fit
+  // tries the floor on each.
+  truth.launch_overhead_harness = BenchHarness::nccl_tests;
+  const calib::Measurements n =
+      by_loop(topo, truth, {BenchHarness::torch, BenchHarness::torch, BenchHarness::nccl_tests});
+  const calib::NcclFit g = calib::fit_nccl_model(n, topo, NcclModelParams{});
+  CHECK(g.params.launch_overhead_harness == BenchHarness::nccl_tests);
+  CHECK(g.launch_overhead_us == Approx(60.0).margin(0.05));
+  for (const auto& r : g.residuals) CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(0.01));
+}
+
+TEST_CASE("a torch loop's per-call host cost adds to its timings only, under its floor", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams p;
+  const double bare = measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(1 << 20)).time.micros();
+  p.torch_loop_overhead_us = 12;
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(1 << 20)).time.micros() == Approx(bare));
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(1 << 20), "auto", "auto", BenchHarness::torch)
+            .time.micros() == Approx(bare + 12));
+  p.launch_overhead_us = bare + 20;  // a torch floor above device time + host cost binds
+  p.launch_overhead_harness = BenchHarness::torch;
+  CHECK(measure_collective(topo, p, CollOp::all_reduce, 4, Bytes(1 << 20), "auto", "auto", BenchHarness::torch)
+            .time.micros() == Approx(bare + 20));
+  // A training run's collective (no benchmark loop) pays neither.
+  Simulation sim;
+  FlowNetwork net(sim, topo);
+  CollectiveRunner runner(net, p);
+  CollectiveCall call;
+  call.op = CollOp::all_reduce;
+  for (int i = 0; i < 4; ++i) call.ranks.push_back(GpuId::from(i));
+  call.bytes = Bytes(1 << 20);
+  double took = 0;
+  runner.start(call, [&](const CollectiveResult& r) { took = (r.end - r.start).micros(); });
+  sim.run();
+  CHECK(took == Approx(bare));
+}
+
+TEST_CASE("nccl fit: a torch loop's per-call cost is told apart from the device latency by the other loop's rows", "[calib][coll]") {
+  const Topology topo = test::cluster_topology(1, 4);
+  NcclModelParams truth;
+  truth.device_latency_us = 4.0;
+  truth.torch_loop_overhead_us = 15.0;
+  // Kept alive: the fit's residuals point into it.
+  const calib::Measurements both = by_loop(topo, truth, {BenchHarness::torch, BenchHarness::nccl_tests});
+  const calib::NcclFit f = calib::fit_nccl_model(both, topo, NcclModelParams{});
+  CHECK(f.torch_overhead_fitted);
+  CHECK(f.device_latency_us == Approx(4.0).margin(0.05));
+  CHECK(f.torch_loop_overhead_us == Approx(15.0).margin(0.05));
+  CHECK(f.params.torch_loop_overhead_us == Approx(15.0).margin(0.05));
+  for (const auto& r : f.residuals) CHECK(r.predicted_s == Approx(r.sample->time_s).epsilon(1e-3));
+  CHECK_THAT(calib::format_nccl_fit(f), Catch::Contains("torch loop overhead 15.0"));
+
+  // A torch sweep alone cannot separate them: the cost stays at the start profile's, the device latency
+  // takes the rest.
+  NcclModelParams start;
+  start.torch_loop_overhead_us = 10.0;
+  const calib::Measurements torch_only = by_loop(topo, truth, {BenchHarness::torch});
+  const calib::NcclFit alone = calib::fit_nccl_model(torch_only, topo, start);
+  CHECK_FALSE(alone.torch_overhead_fitted);
+  CHECK(alone.torch_loop_overhead_us == Approx(10.0));
+  CHECK(alone.device_latency_us == Approx(9.0).margin(0.05));
 }

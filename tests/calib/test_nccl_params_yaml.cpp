@@ -30,6 +30,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   p.device_latency_us = 12.5;
   p.launch_overhead_us = 30;
   p.launch_overhead_harness = BenchHarness::torch;
+  p.torch_loop_overhead_us = 7.35;
   p.nccl_channels = 4;
   p.pipeline_depth = 3;
   p.simple_slices_per_chunk = 1;
@@ -59,6 +60,7 @@ TEST_CASE("nccl_params_yaml: a start profile's constants survive the round trip"
   CHECK(q.device_latency_us == Approx(12.5));
   CHECK(q.launch_overhead_us == Approx(30));
   CHECK(q.launch_overhead_harness == BenchHarness::torch);
+  CHECK(q.torch_loop_overhead_us == Approx(7.35));
   CHECK(q.nccl_channels == 4);
   CHECK(q.pipeline_depth == 3);
   CHECK(q.simple_slices_per_chunk == 1);
@@ -75,5 +77,17 @@ TEST_CASE("nccl_params_yaml: the launch floor's loop is a choice of two", "[cali
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()).find("t.yaml:4:") == 0);
     CHECK(std::string(e.what()).find("nccl-tests") != std::string::npos);
+  }
+}
+
+TEST_CASE("nccl_params_yaml: a torch loop's per-call cost is a non-negative time", "[calib][errors]") {
+  CHECK(reread("collectives: {torch_loop_overhead: 12.5 us}\n").torch_loop_overhead_us == Approx(12.5));
+  CHECK(reread("collectives: {device_latency: 4 us}\n").torch_loop_overhead_us == 0);
+  try {
+    (void)reread("collectives: {torch_loop_overhead: -3 us}\n");
+    FAIL("accepted a negative per-call cost");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("t.yaml:4:") == 0);
+    CHECK(std::string(e.what()).find("torch_loop_overhead") != std::string::npos);
   }
 }
