@@ -36,6 +36,7 @@ calib::FitParameter parse_fit(const std::string& text) {
   if (p.key == "sustained_factor") p = {p.key, 0.2, 1.0, 0.9};
   else if (p.key == "attention_efficiency") p = {p.key, 0.05, 1.0, 0.5};
   else if (p.key == "flash2_attention_efficiency") p = {p.key, 0.05, 1.0, 0.5};
+  else if (p.key == "alibi_attention_efficiency") p = {p.key, 0.05, 1.0, 0.5};
   else if (p.key == "hbm_efficiency") p = {p.key, 0.2, 1.0, 0.85};
   else if (p.key == "fp8_gemm_factor") p = {p.key, 0.2, 1.0, 0.8};
   else if (p.key == "grouped_gemm_efficiency") p = {p.key, 0.1, 1.0, 0.8};

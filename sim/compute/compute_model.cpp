@@ -101,6 +101,8 @@ ComputeParams ComputeParams::for_scenario(const GpuSpec& gpu, const Scenario& s)
   ComputeParams p = defaults(gpu, s.model.dtype).with(s.compute);
   if (s.training.attention == AttentionKernel::flash2 && p.flash2_attention_efficiency)
     p.attention_efficiency = *p.flash2_attention_efficiency;
+  if (s.model.attention.alibi && !s.training.materialised_attention() && p.alibi_attention_efficiency)
+    p.attention_efficiency = *p.alibi_attention_efficiency;
   return p;
 }
 
@@ -121,6 +123,7 @@ ComputeParams ComputeParams::with(const ComputeOverrides& o) const {
   if (o.moe_load_imbalance) p.moe_load_imbalance = *o.moe_load_imbalance;
   if (o.attention_efficiency) p.attention_efficiency = *o.attention_efficiency;
   if (o.flash2_attention_efficiency) p.flash2_attention_efficiency = *o.flash2_attention_efficiency;
+  if (o.alibi_attention_efficiency) p.alibi_attention_efficiency = *o.alibi_attention_efficiency;
   if (o.hbm_efficiency) p.hbm_efficiency = *o.hbm_efficiency;
   if (o.launch_overhead) p.launch_overhead = *o.launch_overhead;
   if (o.expert_launch_overhead) p.expert_launch_overhead = *o.expert_launch_overhead;

@@ -98,6 +98,10 @@ struct ComputeParams {
   bool softmax_exp_cost = false;
   // FlashAttention-2 on a GPU after Ampere (TrainingSpec::attention flash2); unset: attention_efficiency.
   std::optional<double> flash2_attention_efficiency;
+  // A flash kernel (flash or flash2) on a model with ALiBi (AttentionSpec::alibi): the bias is computed in
+  // the kernel's softmax stage, a configuration whose rate the plain kernels' measurements do not give;
+  // unset: the kernel's own efficiency.
+  std::optional<double> alibi_attention_efficiency;
   double hbm_efficiency = 0.85;
   Rate hbm;
   Time launch_overhead = Time::us(2);

@@ -39,6 +39,9 @@ ComputeOverrides read_compute(const YamlFile& f, const YAML::Node& n) {
   if (m.has("flash2_attention_efficiency")) {
     c.flash2_attention_efficiency = m.real("flash2_attention_efficiency", {0, 10, true});
   }
+  if (m.has("alibi_attention_efficiency")) {
+    c.alibi_attention_efficiency = m.real("alibi_attention_efficiency", {0, 10, true});
+  }
   if (m.has("hbm_efficiency")) c.hbm_efficiency = m.real("hbm_efficiency", {0, 1, true});
   if (m.has("launch_overhead")) c.launch_overhead = m.time("launch_overhead");
   if (m.has("expert_launch_overhead")) c.expert_launch_overhead = m.time("expert_launch_overhead");

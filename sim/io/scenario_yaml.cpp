@@ -27,7 +27,7 @@ const std::vector<std::string>& key_paths() {
       "model.layers", "model.hidden", "model.heads", "model.kv_heads", "model.head_dim", "model.ffn_hidden", "model.vocab",
       "model.seq_len", "model.dtype", "model.fp8_scaling", "model.gated_mlp", "model.bias", "model.learned_positions",
       "model.tied_embeddings", "model.dropout", "model.moe", "model.moe.experts", "model.moe.top_k", "model.moe.expert_ffn_hidden",
-      "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every",
+      "model.moe.every", "model.moe.capacity_factor", "model.attention", "model.attention.mask", "model.attention.window", "model.attention.window_every", "model.attention.bias",
       "parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.expert_tp", "parallel.ep_dispatcher", "parallel.sequence_parallel",
       "parallel.zero", "parallel.order", "parallel.stage_layers", "parallel.pipeline_split",
       "parallel.pipeline_split.embedding", "parallel.pipeline_split.loss",
@@ -39,7 +39,7 @@ const std::vector<std::string>& key_paths() {
       "training.finetune.targets", "training.finetune.frozen_layers", "training.activation_offload_layers",
       "compute.matmul_tflops", "compute.mamf_shape", "compute.sm_count", "compute.gemm_tile_k_bytes",
       "compute.gemm_tile_latency", "compute.gemm_feed_ratio", "compute.sustained_factor", "compute.fp8_gemm_factor",
-      "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency", "compute.flash2_attention_efficiency",
+      "compute.grouped_gemm_efficiency", "compute.moe_load_imbalance", "compute.attention_efficiency", "compute.flash2_attention_efficiency", "compute.alibi_attention_efficiency",
       "compute.hbm_efficiency", "compute.launch_overhead", "compute.expert_launch_overhead", "compute.comm_slowdown", "compute.softmax_exp_cost"};
   return paths;
 }
@@ -116,6 +116,7 @@ ModelSpec read_model(const YamlFile& f, const YAML::Node& n) {
       s.attention.window_every = a.positive_int("window_every", lim::kMaxLayers);
       if (!a.has("window")) f.fail(a.require("window_every"), "'window_every' needs a 'window'");
     }
+    s.attention.alibi = a.choice_or("bias", {"none", "alibi"}, "none") == "alibi";
     a.finish();
   }
   if (s.head_dim_override == 0 && s.hidden % s.heads != 0) f.fail(m.require("hidden"), fmt::format("hidden {} is not divisible by heads {} (set model.head_dim)", s.hidden, s.heads));

@@ -35,6 +35,10 @@ struct AttentionSpec {
   // The window applies to one layer in `window_every` (gpt-oss: 2, banded and dense layers alternate),
   // the others attend to the whole causal context; 1 = every layer.
   int window_every = 1;
+  // ALiBi (model.attention.bias: alibi; MPT, BLOOM): a per-head linear bias added to every score in place of
+  // rotary or learned positions. A flash kernel applies it inside its softmax stage, which makes it a kernel
+  // configuration of its own: its rate is the profile's alibi_attention_efficiency where it has one.
+  bool alibi = false;
 };
 
 struct ModelSpec {
@@ -173,6 +177,7 @@ struct ComputeOverrides {
   std::optional<double> moe_load_imbalance;     // busiest EP rank's routed tokens / mean (dropless)
   std::optional<double> attention_efficiency;   // fraction of the matmul rate flash attention reaches
   std::optional<double> flash2_attention_efficiency;  // the same for FlashAttention-2 (training.attention flash2)
+  std::optional<double> alibi_attention_efficiency;   // the same for a flash kernel with ALiBi (model.attention.bias)
   std::optional<double> hbm_efficiency;         // fraction of HBM bandwidth memory-bound kernels reach
   std::optional<Time> launch_overhead;          // per kernel
   std::optional<Time> expert_launch_overhead;   // host time per local expert per grouped expert GEMM
@@ -196,6 +201,7 @@ void for_each_compute_key(A& a, B& b, Fn&& fn) {
   fn(a.moe_load_imbalance, b.moe_load_imbalance);
   fn(a.attention_efficiency, b.attention_efficiency);
   fn(a.flash2_attention_efficiency, b.flash2_attention_efficiency);
+  fn(a.alibi_attention_efficiency, b.alibi_attention_efficiency);
   fn(a.hbm_efficiency, b.hbm_efficiency);
   fn(a.launch_overhead, b.launch_overhead);
   fn(a.expert_launch_overhead, b.expert_launch_overhead);
@@ -209,7 +215,7 @@ struct ComputeOverridesShape {  // the keys for_each_compute_key visits, in orde
   std::optional<int> c;
   std::optional<double> d;
   std::optional<Time> e;
-  std::optional<double> f, g, g8, h, i, j, j2, k;
+  std::optional<double> f, g, g8, h, i, j, j2, j3, k;
   std::optional<Time> l, l2;
   std::optional<double> m;
   std::optional<bool> n;

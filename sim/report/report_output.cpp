@@ -92,6 +92,7 @@ std::string report_json(const Report& r) {
     if (c->power_clock_factor != 1.0) j["compute"]["power_clock_factor"] = c->power_clock_factor;
     // The profile's FlashAttention-2 rate, where it has one (attention_efficiency above is the one this run used).
     if (c->flash2_attention_efficiency) j["compute"]["flash2_attention_efficiency"] = *c->flash2_attention_efficiency;
+    if (c->alibi_attention_efficiency) j["compute"]["alibi_attention_efficiency"] = *c->alibi_attention_efficiency;
   }
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const auto& s : r.stages)

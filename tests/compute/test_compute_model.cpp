@@ -230,6 +230,29 @@ TEST_CASE("compute model: training.attention flash2 runs flash attention at flas
   CHECK(seconds(AttentionKernel::flash2) == Approx(seconds(AttentionKernel::flash)).epsilon(1e-12));
 }
 
+TEST_CASE("compute model: a flash kernel on an ALiBi model runs at alibi_attention_efficiency", "[compute]") {
+  Scenario s;
+  s.model.dtype = DType::bf16;
+  s.compute.attention_efficiency = 0.6;
+  s.compute.flash2_attention_efficiency = 0.36;
+  s.compute.alibi_attention_efficiency = 0.3;
+  auto efficiency = [&](AttentionKernel k, bool alibi) {
+    s.training.attention = k;
+    s.model.attention.alibi = alibi;
+    return ComputeParams::for_scenario(h100(), s).attention_efficiency;
+  };
+  CHECK(efficiency(AttentionKernel::flash, false) == 0.6);
+  CHECK(efficiency(AttentionKernel::flash2, false) == 0.36);
+  CHECK(efficiency(AttentionKernel::flash, true) == 0.3);
+  CHECK(efficiency(AttentionKernel::flash2, true) == 0.3);
+  // Materialised attention (two batched GEMMs) does not use a flash efficiency: unchanged by ALiBi.
+  CHECK(efficiency(AttentionKernel::materialised, true) == efficiency(AttentionKernel::materialised, false));
+  // A profile without an ALiBi rate: the kernel's own.
+  s.compute.alibi_attention_efficiency.reset();
+  CHECK(efficiency(AttentionKernel::flash2, true) == 0.36);
+  CHECK(efficiency(AttentionKernel::flash, true) == 0.6);
+}
+
 TEST_CASE("compute model: memory-bound ops take bytes / (0.85 · HBM bandwidth); launch overhead adds", "[compute]") {
   ComputeParams p = ComputeParams::defaults(a100(), DType::bf16);
   ComputeModel cm(p);

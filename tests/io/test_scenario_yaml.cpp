@@ -122,6 +122,13 @@ TEST_CASE("scenario: compute keys (the calibration profile's), attention mask, M
   LoadedScenario hd = load(kBase, {"model.head_dim=128", "model.attention={window: 128, window_every: 2}"});
   CHECK(hd.scenario.model.head_dim() == 128);
   CHECK(hd.scenario.model.attention.window_every == 2);
+  CHECK_FALSE(hd.scenario.model.attention.alibi);
+  // model.attention.bias: ALiBi (MPT, BLOOM) or none.
+  CHECK(load(kBase, {"model.attention={bias: alibi}"}).scenario.model.attention.alibi);
+  CHECK_FALSE(load(kBase, {"model.attention={bias: none}"}).scenario.model.attention.alibi);
+  CHECK(error_of(kBase, {"model.attention={bias: rope}"}).find("'bias'") != std::string::npos);
+  CHECK(load(kBase, {"compute.alibi_attention_efficiency=0.3"}).scenario.compute.alibi_attention_efficiency == 0.3);
+  CHECK(error_of(kBase, {"compute.alibi_attention_efficiency=-1"}).find("alibi_attention_efficiency") != std::string::npos);
   CHECK(error_of(kBase, {"model.head_dim=0"}).find("head_dim") != std::string::npos);
   CHECK(error_of(kBase, {"model.head_dim=x"}).find("head_dim") != std::string::npos);
   CHECK(error_of(kBase, {"model.attention={window_every: 2}"}).find("'window_every' needs a 'window'") != std::string::npos);

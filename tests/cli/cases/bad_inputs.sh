@@ -51,6 +51,11 @@ expect_stderr "flash2_efficiency_negative.yaml:7:40: 'flash2_attention_efficienc
   "$plansim" run "$bad/scenario/flash2_efficiency_negative.yaml"
 expect_stderr "'flash2_attention_efficiency' must be a finite number, got 'nan'$" \
   "$plansim" run "$good" --set compute.flash2_attention_efficiency=nan
+# model.attention.bias (ALiBi) and its profile key: an unknown bias, an out-of-range rate.
+expect_stderr "attention_bias_unknown.yaml:6:125: 'bias' must be one of none, alibi, got 'alibi-slopes'$" \
+  "$plansim" run "$bad/scenario/attention_bias_unknown.yaml"
+expect_stderr "'alibi_attention_efficiency' must be a number > 0 and <= 10, got -2$" \
+  "$plansim" run "$good" --set compute.alibi_attention_efficiency=-2
 # torchtitan's per-op AC (recompute: selective_op) saves a flash kernel's output: not materialised scores.
 expect_stderr "selective_op_materialised.yaml:6:[0-9]*: 'training.attention: materialised' cannot run under 'recompute: selective_op'" \
   "$plansim" run "$bad/scenario/selective_op_materialised.yaml"
