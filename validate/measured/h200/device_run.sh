@@ -3,7 +3,8 @@
 # scenarios in this folder, and the PyTorch references. Usage, from the repository root on the GPU machine:
 #   validate/measured/h200/device_run.sh BIN_DIR OUT_DIR [PART...]
 # PARTs: benches, runs, torch (default: all three, in the order below); torch_more (2026-11-30: attention at
-# 32K-64K tokens, and the per-call cost of a torch.distributed loop; PyTorch only, BIN_DIR may be absent).
+# 32K-64K tokens, and the per-call cost of a torch.distributed loop; PyTorch only, BIN_DIR may be absent);
+# flex_alibi (FlexAttention with and without an ALiBi score modifier).
 # BIN_DIR holds plansim-hw built elsewhere (and lib/ with the shared libraries it needs that the machine
 # lacks); OUT_DIR receives every output. The library path is set for plansim-hw alone (hw.sh), so that
 # PyTorch keeps its own libraries. Each step has its own time limit, so one that hangs
@@ -77,6 +78,9 @@ torch_more() {
   step torch_attention_long 240 python3 $here/torch_attention.py --json "$out/torch_attention_long.json" \
     --seqs 8192,16384,32768,65536 --head-dims 128 --noncausal 16384,32768
   step torch_loop_overhead 120 python3 $here/torch_loop_overhead.py --json "$out/torch_loop_overhead.json"
+}
+flex_alibi() {  # 2026-11-30, third call: what ALiBi costs a Triton flash kernel (FlexAttention), beside FA2
+  step flex_alibi 300 python3 $here/flex_alibi.py --json "$out/flex_alibi.json"
 }
 for part in $parts; do "$part"; done
 nvidia-smi -q -d CLOCK,POWER,PERFORMANCE,TEMPERATURE > "$out/nvidia-smi-q-after.txt" 2>&1
