@@ -10,21 +10,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.attention.flex_attention import flex_attention, create_block_mask
 
-
-def timed(fn, warmup=2, iters=5, repeats=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    means = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(iters):
-            fn()
-        b.record()
-        b.synchronize()
-        means.append(a.elapsed_time(b) / 1e3 / iters)
-    return sorted(means)[len(means) // 2]
+from torch_attention import timed  # the same CUDA-event timing as the SDPA measurements (this folder)
 
 
 def main():
@@ -62,8 +48,8 @@ def main():
             try:
                 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                     t0 = time.time()
-                    t_f = timed(f)
-                    t_fb = timed(lambda: f().backward(do))
+                    t_f = timed(f, 2, 5, 3)
+                    t_fb = timed(lambda: f().backward(do), 2, 5, 3)
                 row.update({"fwd_s": t_f, "fwd_bwd_s": t_fb, "fwd_tflops": fwd_flops / t_f / 1e12,
                             "fwd_bwd_tflops": 3.5 * fwd_flops / t_fb / 1e12, "wall_s": time.time() - t0})
             except Exception as e:
